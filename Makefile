@@ -1,0 +1,77 @@
+# node-lru: move LRU page reclaim from zones to nodes, as a quilt series
+# on Debian's linux-source-6.1.  See README.md.
+#
+# The two commands:
+#   make qemu-test    build and boot both ends of the series, run the tests
+#   make check        the project's tests (what CI runs)
+
+SHELL := /bin/bash
+S := scripts
+
+# Options (environment or command line), passed through to the scripts.
+STEP ?=
+FLAVOR ?= debug
+TOPOS ?= uma numa
+TESTS ?= smoke
+export STEP FLAVOR TOPOS TESTS
+
+.PHONY: help deps pristine tree kernel initramfs run qemu-test check \
+	check-static check-series check-host check-guest harness-selftest clean
+
+help:
+	@echo 'node-lru targets:'
+	@echo '  qemu-test         apply, build, boot and test both ends (STEP=zone|node|N for one)'
+	@echo '  check             static checks, host tests, both ends booted with the smoke set,'
+	@echo '                    and the harness self-tests (what .ci/run runs)'
+	@echo '  deps              install the Debian packages (root), or print the apt-get line'
+	@echo '  pristine          extract the Debian tarball once, read-only'
+	@echo '  tree STEP=N       make the work tree of step N (zone = 0, node = all)'
+	@echo '  kernel STEP=N     build that step (FLAVOR=debug|bench)'
+	@echo '  initramfs         build the guest image with the tests'
+	@echo '  run               boot the already built kernel(s) again, no rebuild (STEP, TOPOS, TESTS)'
+	@echo '  check-static      shellcheck and series consistency'
+	@echo '  harness-selftest  show that a failing test, a panic and a hang are failures'
+	@echo '  clean             remove build/ (the ccache stays)'
+	@echo 'variables: STEP=$(STEP) FLAVOR=$(FLAVOR) TOPOS="$(TOPOS)" TESTS=$(TESTS)'
+
+deps:
+	@$(S)/deps.sh
+
+pristine: deps
+	@$(S)/pristine.sh
+
+tree: deps
+	@$(S)/mktree.sh "$(or $(STEP),node)"
+
+kernel: deps
+	@$(S)/kbuild.sh "$(or $(STEP),node)" $(FLAVOR)
+
+initramfs: deps
+	@$(S)/initramfs.sh
+
+run: deps
+	@RERUN=1 $(S)/qemu-test.sh
+
+qemu-test: deps
+	@$(S)/qemu-test.sh
+
+check-static:
+	@$(S)/check-static.sh
+
+check-series:
+	@$(S)/check-series.sh
+
+check-host: deps
+	@tests/host/broken-series.sh
+
+harness-selftest: deps
+	@$(S)/harness-selftest.sh
+
+# CI: everything above that fits in its budget.  The verdict line of the
+# guest runs is printed last.
+check: deps
+	@$(S)/check.sh
+
+clean:
+	@if [ -d build/pristine ]; then chmod -R u+w build/pristine; fi
+	rm -rf build

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Install the Debian packages the project needs; fast when all are there.
+#
+# linux-source-6.1 is installed at the version BASE names when the archive
+# has it, otherwise the newest one, with a warning.  As root this runs
+# apt-get; as anyone else it prints the exact command and fails.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+pkgs=(quilt gcc make bc flex bison libelf-dev libssl-dev libc6-dev
+	qemu-system-x86 busybox-static cpio e2fsprogs xz-utils file
+	ccache shellcheck)
+want=$(awk '{ print $2 }' "$TOP/BASE")
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+src_have=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || true)
+if [ ${#missing[@]} -eq 0 ] && [ -n "$src_have" ] && [ -f "$SRC_TARBALL" ]; then
+	[ "$src_have" = "$want" ] ||
+		printf 'warning: linux-source-6.1 %s installed, BASE names %s\n' "$src_have" "$want" >&2
+	msg deps "all packages present"
+	exit 0
+fi
+
+src_pkg=()
+if [ -z "$src_have" ] || [ ! -f "$SRC_TARBALL" ]; then
+	src_pkg=("linux-source-6.1=$want")
+fi
+cmd=(apt-get install -y --no-install-recommends "${missing[@]}" "${src_pkg[@]}")
+if [ "$(id -u)" != 0 ]; then
+	die "missing packages: ${missing[*]} ${src_pkg[*]}" \
+		"run as root: apt-get update && ${cmd[*]}"
+fi
+
+mkdir -p "$BUILD"
+stage "installing: ${missing[*]} ${src_pkg[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >"$BUILD/apt-update.log" 2>&1 ||
+	die "apt-get update failed" "log: $BUILD/apt-update.log"
+if [ ${#src_pkg[@]} -gt 0 ] &&
+	! apt-cache madison linux-source-6.1 | awk '{ print $3 }' | grep -qxF "$want"; then
+	newest=$(apt-cache policy linux-source-6.1 | awk '/Candidate:/ { print $2 }')
+	if [ -z "$newest" ] || [ "$newest" = "(none)" ]; then
+		die "the archive has no linux-source-6.1 at all" "check /etc/apt/sources.list"
+	fi
+	printf 'warning: linux-source-6.1 %s is no longer in the archive; installing %s\n' \
+		"$want" "$newest" >&2
+	printf '         the series is maintained against %s and may not apply\n' "$want" >&2
+	cmd=(apt-get install -y --no-install-recommends "${missing[@]}" linux-source-6.1)
+fi
+"${cmd[@]}" >"$BUILD/apt-install.log" 2>&1 ||
+	die "apt-get install failed" "log: $BUILD/apt-install.log"
+msg deps "installed"

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Build the guest initramfs: build/initramfs/initramfs.cpio.gz
+#
+# Contents: Debian's static busybox, initramfs/init and runner, every test
+# under tests/ (shell tests copied, C tests linked statically) and
+# /tests/index, made from the "nodelru:" line in each test's header:
+#   nodelru: sets=smoke,full timeout=SECONDS topo=all|uma,numa,... [oom=expected] [order=N]
+# The archive is reproducible: gen_init_cpio (from the pristine tree) with
+# fixed timestamps, entries sorted, gzip -n.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+out=$BUILD/initramfs
+stagedir=$out/stage
+tools=$BUILD/tools
+busybox=${BUSYBOX:-/bin/busybox}
+
+"$TOP/scripts/pristine.sh"
+file "$busybox" 2>/dev/null | grep -q 'statically linked' ||
+	ldd "$busybox" 2>&1 | grep -q 'not a dynamic' ||
+	die "$busybox is not a static binary" "install busybox-static (make deps)"
+
+mkdir -p "$tools"
+if [ ! -x "$tools/gen_init_cpio" ] ||
+	[ "$PRISTINE/usr/gen_init_cpio.c" -nt "$tools/gen_init_cpio" ]; then
+	gcc -O2 -o "$tools/gen_init_cpio" "$PRISTINE/usr/gen_init_cpio.c"
+fi
+
+rm -rf "$stagedir"
+mkdir -p "$stagedir/tests"
+: >"$stagedir/tests/index"
+for t in "$TOP"/tests/*.sh "$TOP"/tests/*.c; do
+	[ -e "$t" ] || continue
+	base=$(basename "$t")
+	name=${base%.*}
+	meta=$(grep -m1 -o 'nodelru: .*' "$t" | sed 's/ *\*\/$//') ||
+		die "$t has no 'nodelru: sets=... timeout=... topo=...' header line"
+	sets=$(sed -n 's/.*sets=\([^ ]*\).*/\1/p' <<<"$meta")
+	timeout=$(sed -n 's/.*timeout=\([0-9]*\).*/\1/p' <<<"$meta")
+	topo=$(sed -n 's/.*topo=\([^ ]*\).*/\1/p' <<<"$meta")
+	oom=$(sed -n 's/.*oom=\([^ ]*\).*/\1/p' <<<"$meta")
+	if [ -z "$sets" ] || [ -z "$timeout" ] || [ -z "$topo" ]; then
+		die "$t: header line '$meta' lacks sets=, timeout= or topo="
+	fi
+	case $t in
+	*.sh) install -m 0755 "$t" "$stagedir/tests/$name" ;;
+	*.c)
+		if ! gcc -static -O2 -Wall -Wextra -Werror -I"$TOP/tests" \
+			-o "$stagedir/tests/$name" "$t" 2>"$out/$name.log"; then
+			cat "$out/$name.log" >&2
+			die "test $t does not compile" "log: $out/$name.log"
+		fi
+		;;
+	esac
+	order=$(sed -n 's/.*order=\([0-9]*\).*/\1/p' <<<"$meta")
+	printf '%03d %s %s %s %s %s\n' "${order:-50}" "$name" "$sets" "$timeout" \
+		"$topo" "${oom:-no}" >>"$stagedir/tests/index.tmp"
+done
+[ -s "$stagedir/tests/index.tmp" ] || die "no tests found under $TOP/tests"
+# Run order: order= (default 50), then name.
+sort "$stagedir/tests/index.tmp" | cut -d' ' -f2- >"$stagedir/tests/index"
+rm "$stagedir/tests/index.tmp"
+
+install -m 0755 "$TOP/initramfs/init" "$TOP/initramfs/runner" "$stagedir/"
+install -m 0644 "$TOP/initramfs/select.awk" "$stagedir/"
+cp "$busybox" "$stagedir/busybox"
+# gen_init_cpio takes regular files' mtimes from the files themselves.
+find "$stagedir" -exec touch -h -d @0 {} +
+
+list=$out/cpio.list
+{
+	for d in /bin /sbin /usr /usr/bin /usr/sbin /dev /proc /sys /tmp /mnt \
+		/mnt/scratch /root /etc /lib /lib/nodelru /tests; do
+		echo "dir $d 0755 0 0"
+	done
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "file /bin/busybox $stagedir/busybox 0755 0 0"
+	echo "slink /bin/sh /bin/busybox 0777 0 0"
+	echo "file /init $stagedir/init 0755 0 0"
+	echo "file /lib/nodelru/runner $stagedir/runner 0755 0 0"
+	echo "file /lib/nodelru/select.awk $stagedir/select.awk 0644 0 0"
+	echo "file /tests/index $stagedir/tests/index 0644 0 0"
+	find "$stagedir/tests" -type f ! -name index | sort | while read -r f; do
+		echo "file /tests/$(basename "$f") $f 0755 0 0"
+	done
+} >"$list"
+"$tools/gen_init_cpio" -t 0 "$list" | gzip -n -9 >"$out/initramfs.cpio.gz.tmp"
+mv "$out/initramfs.cpio.gz.tmp" "$out/initramfs.cpio.gz"
+msg initrd "$out/initramfs.cpio.gz ($(wc -l <"$stagedir/tests/index") tests, $(du -k "$out/initramfs.cpio.gz" | cut -f1) KiB)"

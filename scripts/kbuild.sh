@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Configure and build one kernel of the series.
+#
+#   scripts/kbuild.sh STEP FLAVOR
+#
+# STEP: zone | node | N (see mktree.sh).  FLAVOR: debug | bench.
+# Result: build/k/<step>-<flavor>/obj/arch/x86/boot/bzImage, its .config
+# (kept as build/k/<step>-<flavor>/config), and a stamp.  The config is
+# tinyconfig with configs/qemu.config and configs/<flavor>.config merged by
+# the tree's merge_config.sh; every requested option is checked after
+# olddefconfig.  A kernel is rebuilt only when the tree key (BASE, series,
+# patches, step) or the fragments changed; a changed tree gets a fresh O=
+# directory, so no object built from other sources survives.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 2 ] || die "usage: scripts/kbuild.sh STEP FLAVOR"
+step=$1
+flavor=$2
+frag=$TOP/configs/$flavor.config
+case "$flavor" in
+debug | bench) ;;
+*) die "unknown flavor '$flavor'" "flavors: debug, bench (configs/<flavor>.config)" ;;
+esac
+
+n=$(step_number "$step")
+name=$(kernel_name "$step" "$flavor")
+dir=$BUILD/k/$name
+src=$dir/src
+obj=$dir/obj
+logs=$dir/logs
+mkdir -p "$logs"
+
+"$TOP/scripts/mktree.sh" "$n" "$dir"
+
+key=$(
+	{
+		cat "$dir/src.key"
+		cat "$TOP/configs/qemu.config" "$frag"
+	} | sha256sum | cut -c1-16
+)
+if [ -f "$dir/stamp" ] && [ "$(cat "$dir/stamp")" = "$key" ] &&
+	[ -f "$obj/arch/x86/boot/bzImage" ]; then
+	msg kernel "$obj/arch/x86/boot/bzImage (up to date)"
+	exit 0
+fi
+rm -f "$dir/stamp"
+# Objects are only reused for the very same tree.
+if [ ! -f "$dir/obj.key" ] || [ "$(cat "$dir/obj.key")" != "$(cat "$dir/src.key")" ]; then
+	rm -rf "$obj"
+fi
+mkdir -p "$obj"
+cp "$dir/src.key" "$dir/obj.key"
+
+jobs=${JOBS:-$(jobs_default)}
+kmake=(make -C "$src" O="$obj" -j"$jobs"
+	KBUILD_BUILD_TIMESTAMP="$(date -u -d @0)"
+	KBUILD_BUILD_USER=node-lru KBUILD_BUILD_HOST=qemu
+	LOCALVERSION="-$name")
+if command -v ccache >/dev/null 2>&1 && [ "${CCACHE:-1}" != 0 ]; then
+	# Relative paths (obj and src are siblings in every kernel's
+	# directory) let one kernel's objects serve the others.
+	export CCACHE_BASEDIR=$BUILD
+	export CCACHE_NOHASHDIR=1
+	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+	kmake+=(CC="ccache gcc")
+fi
+
+run() {
+	local what=$1 log=$logs/$2
+	shift 2
+	if ! "$@" >"$log" 2>&1; then
+		tail -n 25 "$log" >&2
+		die "$what failed for $name" "log: $log"
+	fi
+}
+
+stage "config: $name (tinyconfig + qemu + $flavor)"
+run "tinyconfig" config.log "${kmake[@]}" tinyconfig
+run "merge_config.sh" merge.log \
+	env -C "$src" scripts/kconfig/merge_config.sh -m -O "$obj" \
+	"$obj/.config" "$TOP/configs/qemu.config" "$frag"
+run "olddefconfig" olddefconfig.log "${kmake[@]}" olddefconfig
+
+# Every requested option must have survived: y/m/strings exactly, =n as
+# "is not set" or absent.
+lost=()
+while IFS= read -r line; do
+	line=${line%%#*}
+	[ -n "$line" ] || continue
+	opt=${line%%=*}
+	val=${line#*=}
+	if [ "$val" = n ]; then
+		if grep -q "^$opt=" "$obj/.config"; then
+			lost+=("$opt=n (got $(grep "^$opt=" "$obj/.config"))")
+		fi
+	elif ! grep -qxF "$line" "$obj/.config"; then
+		got=$(grep -E "^$opt=|^# $opt is not set" "$obj/.config" || echo "absent")
+		lost+=("$line (got $got)")
+	fi
+done < <(grep -h '^CONFIG_' "$TOP/configs/qemu.config" "$frag")
+if [ ${#lost[@]} -gt 0 ]; then
+	die "requested config options did not survive olddefconfig for $name:" \
+		"${lost[@]}" "fix the fragments under configs/ (a missing dependency?)"
+fi
+cp "$obj/.config" "$dir/config"
+msg config "$dir/config ($(grep -c '=y' "$obj/.config") options on)"
+
+stage "build: $name (-j$jobs, log $logs/build.log)"
+start=$(date +%s)
+run "kernel build" build.log "${kmake[@]}" bzImage modules
+msg kernel "$obj/arch/x86/boot/bzImage ($(($(date +%s) - start)) s)"
+echo "$key" >"$dir/stamp"

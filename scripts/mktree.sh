@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Make the work tree of one step of the series.
+#
+#   scripts/mktree.sh STEP [DIR]
+#
+# STEP is zone (0: the rewound tree), node/all (the replayed tree) or N.
+# DIR (default build/k/<kernel name>) gets the tree in DIR/src; it is rebuilt only when the series, BASE or
+# STEP changed since it was made.  The tree is made beside DIR as src.tmp:
+# hard links into the read-only pristine tree, every patch in series
+# reverse-applied last first with fuzz 0 (the rewind), then quilt pushes
+# the first STEP patches with fuzz 0.  Only a tree that got through all of
+# that is moved into place, so a failing patch never leaves a half-applied
+# tree behind.  At the end of the series the tree must equal the pristine
+# extraction.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+case $# in 1 | 2) ;; *) die "usage: scripts/mktree.sh STEP [DIR]" ;; esac
+step=$1
+dir=${2:-$BUILD/k/$(kernel_name "$step" "${FLAVOR:-debug}")}
+"$TOP/scripts/pristine.sh"
+
+n=$(step_number "$step")
+total=$(series_count)
+key=$(tree_key "$n")
+src=$dir/src
+logs=$dir/logs
+
+keyfile=$dir/src.key
+if [ -d "$src" ] && [ -f "$keyfile" ] && [ "$(cat "$keyfile")" = "$key" ]; then
+	msg tree "$src (step $n of $total, unchanged)"
+	exit 0
+fi
+
+mkdir -p "$logs"
+log=$logs/tree.log
+: >"$log"
+tmp=$dir/src.tmp
+rm -rf "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+
+stage "tree: step $n of $total -> $src"
+# Every listed patch must exist before anything is touched.
+missing=$(series_patches | while read -r p; do
+	[ -f "$PATCHES/$p" ] || echo "$p"
+done)
+[ -z "$missing" ] || die "series lists patches that are not in patches/:" "$missing"
+
+cp -al "$PRISTINE" "$tmp"
+find "$tmp" -type d -exec chmod u+w {} +
+
+# Rewind: reverse-apply the whole series, last patch first.
+mapfile -t all < <(series_patches)
+for ((i = ${#all[@]} - 1; i >= 0; i--)); do
+	p=${all[i]}
+	printf '[ -%s ]\n' "$p" >>"$log"
+	if ! out=$(patch -d "$tmp" -p1 -R -F0 -N --no-backup-if-mismatch \
+		--reject-file=- -i "$PATCHES/$p" 2>&1); then
+		printf '%s\n' "$out" >>"$log"
+		printf '%s\n' "$out" | grep -E 'patching file|FAILED|hunk|malformed|No file' >&2 || true
+		die "rewind: patch $p does not reverse-apply to the tree of the patches after it" \
+			"(fuzz 0; the pristine tree is untouched, no work tree was left behind)" \
+			"full output: $log"
+	fi
+	printf '%s\n' "$out" >>"$log"
+	if grep -q 'offset\|fuzz' <<<"$out"; then
+		printf 'warning: %s reverse-applies with offsets:\n%s\n' "$p" "$out" >&2
+	fi
+done
+msg rewind "${#all[@]} patches reversed"
+
+# Replay the first N with quilt; the tree keeps quilt's state so that
+# 'quilt push/pop' can go on from here (QUILT_PATCHES and QUILT_SERIES
+# point into the repository).
+if [ "$n" -gt 0 ]; then
+	if ! out=$(cd "$tmp" && QUILT_PATCHES=$PATCHES QUILT_SERIES=$SERIES \
+		quilt --quiltrc - push --fuzz=0 "$n" 2>&1); then
+		printf '%s\n' "$out" >>"$log"
+		printf '%s\n' "$out" | grep -E '^Applying|FAILED|hunk' | tail -n 5 >&2 || true
+		die "replay: quilt push stopped before step $n (fuzz 0)" \
+			"the last 'Applying' line above names the patch; full output: $log"
+	fi
+	printf '%s\n' "$out" >>"$log"
+	if grep -q 'offset\|fuzz' <<<"$out"; then
+		printf 'warning: offsets during replay:\n%s\n' "$(grep -B1 'offset\|fuzz' <<<"$out")" >&2
+	fi
+fi
+msg replay "$n patches applied"
+
+if [ "$n" -eq "$total" ]; then
+	if ! diff -rq --no-dereference -x .pc "$PRISTINE" "$tmp" >"$logs/replay-diff.log" 2>&1; then
+		head -n 20 "$logs/replay-diff.log" >&2
+		die "the replayed tree differs from the pristine tree" \
+			"rewind followed by replay must be the identity; list: $logs/replay-diff.log"
+	fi
+	msg identity "replayed tree equals the pristine extraction"
+fi
+
+rm -f "$keyfile"
+rm -rf "$src"
+mv "$tmp" "$src"
+trap - EXIT
+echo "$key" >"$keyfile"
+msg tree "$src"

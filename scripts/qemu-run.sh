@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Boot one built kernel in QEMU and run guest tests.
+#
+#   scripts/qemu-run.sh KERNEL TOPO [TESTS]
+#
+# KERNEL: a directory name under build/k (zone-debug, node-debug, ...).
+# TOPO:   uma (q35, DMA + DMA32 + Normal), numa (node 0: DMA + DMA32,
+#         node 1: Normal only), movable (uma plus movablecore=).
+# TESTS:  comma-separated tests or sets (default: smoke).
+#
+# Environment: MEM (MiB, default 3072), SMP (2), ACCEL (tcg; kvm only when
+# asked for and /dev/kvm works), QEMU_TIMEOUT (seconds, default: boot
+# allowance plus the selected tests' timeouts), BOOT_TIMEOUT (seconds until
+# the guest must have said "KTAP version 1", default 300), RUN_NAME (the
+# run directory, default KERNEL-TOPO), KEEP_DISKS=1.
+#
+# Writes build/runs/KERNEL-TOPO/: console.log, results.ktap, qemu.cmd (a
+# pasteable command line) and outcomes, one "PASS|FAIL|SKIP name detail"
+# a line, which scripts/verdict.sh counts.  Exit 0 when nothing failed.
+# shellcheck disable=SC2054 # commas inside QEMU options are not separators
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 2 ] || die "usage: scripts/qemu-run.sh KERNEL TOPO [TESTS]"
+kernel=$1
+topo=$2
+tests=${3:-smoke}
+kdir=$BUILD/k/$kernel
+bz=$kdir/obj/arch/x86/boot/bzImage
+initrd=$BUILD/initramfs/initramfs.cpio.gz
+index=$BUILD/initramfs/stage/tests/index
+[ -f "$bz" ] || die "no kernel at $bz" "build it first: make kernel STEP=... (or make qemu-test)"
+[ -f "$initrd" ] || die "no initramfs at $initrd" "build it first: make initramfs"
+command -v qemu-system-x86_64 >/dev/null ||
+	die "qemu-system-x86_64 is not installed" "run 'make deps' as root"
+
+mem=${MEM:-3072}
+smp=${SMP:-2}
+run=$BUILD/runs/${RUN_NAME:-$kernel-$topo}
+rm -rf "$run"
+mkdir -p "$run"
+outcomes=$run/outcomes
+: >"$outcomes"
+label=$kernel/$topo
+
+# What will run, and how long the host waits for it.
+sel=$(awk -v want="${tests//,/ }" -v topo="$topo" -f "$TOP/initramfs/select.awk" "$index")
+[ -n "$sel" ] || die "no test matches '$tests' on topology $topo" \
+	"tests and sets: $(cut -d' ' -f1,2 "$index" | tr '\n' ';')"
+boot_timeout=${BOOT_TIMEOUT:-300}
+budget=$(awk -v b="$boot_timeout" '{ s += $2 + 30 } END { print s + b + 60 }' <<<"$sel")
+host_timeout=${QEMU_TIMEOUT:-$budget}
+
+accel=${ACCEL:-tcg}
+if [ "$accel" = kvm ] && ! [ -w /dev/kvm ]; then
+	die "ACCEL=kvm but /dev/kvm is missing or not writable" "use the default ACCEL=tcg"
+fi
+
+# Disks: swap (as large as RAM) and the scratch ext4 (twice RAM), sparse.
+need_kb=$((mem * 1024 * 3))
+avail_kb=$(df --output=avail -k "$run" | tail -n1)
+[ "$avail_kb" -gt "$need_kb" ] ||
+	die "$((avail_kb / 1024)) MiB free under $run, the guest disks may grow to $((need_kb / 1024)) MiB" \
+		"free disk space (old runs: rm -rf $BUILD/runs) and run this again"
+truncate -s "${mem}M" "$run/swap.img"
+truncate -s "$((mem * 2))M" "$run/scratch.img"
+mkfs.ext4 -q -F -L scratch "$run/scratch.img" >/dev/null 2>"$run/mkfs.log" ||
+	die "mkfs.ext4 of the scratch disk failed" "log: $run/mkfs.log"
+
+append="console=ttyS0 panic=-1 loglevel=6 nodelru.topo=$topo nodelru.tests=$tests"
+# One socket per CPU, so that a NUMA node never splits a cache domain.
+qemu=(qemu-system-x86_64 -M q35 -accel "$accel" -m "${mem}M"
+	-smp "$smp,sockets=$smp,cores=1,threads=1"
+	-kernel "$bz" -initrd "$initrd"
+	-display none -monitor none -no-reboot
+	-serial "file:$run/console.log" -serial "file:$run/results.ktap"
+	-drive "file=$run/swap.img,format=raw,if=virtio,cache=unsafe"
+	-drive "file=$run/scratch.img,format=raw,if=virtio,cache=unsafe"
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+case "$topo" in
+uma) ;;
+numa)
+	# Node 0 gets the first 2 GiB (DMA and DMA32 below q35's 2 GiB hole),
+	# node 1 the rest, all above 4 GiB: a single Normal zone.
+	[ "$mem" -gt 2048 ] || die "numa needs MEM above 2048 MiB (node 1 lies above 4 GiB)"
+	qemu+=(-object memory-backend-ram,id=m0,size=2048M
+		-object "memory-backend-ram,id=m1,size=$((mem - 2048))M"
+		-numa node,nodeid=0,cpus=0,memdev=m0
+		-numa "node,nodeid=1,cpus=1-$((smp - 1)),memdev=m1")
+	[ "$smp" -ge 2 ] || die "numa needs SMP of at least 2"
+	;;
+movable) append="$append movablecore=$((mem / 6))M" ;;
+*) die "unknown topology '$topo'" "use uma, numa or movable" ;;
+esac
+qemu+=(-append "$append")
+{
+	printf '# %s on %s, tests %s; host timeout %ss\n' "$kernel" "$topo" "$tests" "$host_timeout"
+	printf '%q ' "${qemu[@]}"
+	echo
+} >"$run/qemu.cmd"
+
+stage "boot: $label (tests: $tests; $accel, ${mem} MiB, host timeout ${host_timeout}s)"
+start=$(date +%s)
+timeout -k 10 "$host_timeout" "${qemu[@]}" >"$run/qemu.out" 2>&1 &
+qpid=$!
+booted=0
+shown=0
+bootfail=0
+while kill -0 "$qpid" 2>/dev/null; do
+	sleep 2
+	if [ "$booted" = 0 ]; then
+		if grep -q '^KTAP version 1' "$run/results.ktap" 2>/dev/null; then
+			booted=1
+			msg booted "after $(($(date +%s) - start)) s"
+		elif [ $(($(date +%s) - start)) -ge "$boot_timeout" ]; then
+			bootfail=1
+			kill "$qpid" 2>/dev/null || true
+			break
+		fi
+	fi
+	# Progress: the result lines as they arrive.
+	n=$(grep -cE '^(not )?ok ' "$run/results.ktap" 2>/dev/null || true)
+	if [ "${n:-0}" -gt "$shown" ]; then
+		grep -E '^(not )?ok ' "$run/results.ktap" | tr -d '\r' |
+			sed -n "$((shown + 1)),\$p" | sed 's/^/  /' >&2
+		shown=$n
+	fi
+done
+rc=0
+wait "$qpid" || rc=$?
+took=$(($(date +%s) - start))
+tr -d '\r' <"$run/results.ktap" >"$run/results.tmp" && mv "$run/results.tmp" "$run/results.ktap"
+console=$run/console.log
+touch "$console"
+
+outcome() {
+	printf '%s %s %s\n' "$1" "$label/$2" "${3:-}" >>"$outcomes"
+}
+
+# The test that was running when the guest stopped, if any.
+running=$(awk '/^# start / { t = $3 } /^(not )?ok / { t = "" } END { print t }' "$run/results.ktap")
+
+# Per-test results from KTAP.
+awk '
+	/^ok [0-9]+ [^ ]+ # SKIP/ { r = $0; sub(/.*# SKIP */, "", r); print "SKIP", $3, r; next }
+	/^ok [0-9]+ / { print "PASS", $3; next }
+	/^not ok [0-9]+ / { r = $0; sub(/^[^#]*# */, "", r); print "FAIL", $4, r }
+' "$run/results.ktap" | while read -r verdict name detail; do
+	outcome "$verdict" "$name" "$detail"
+done
+
+end=$(grep -c '^# nodelru-end ' "$run/results.ktap" || true)
+if grep -q 'Kernel panic - not syncing' "$console"; then
+	outcome FAIL "${running:-boot}" "PANIC: $(grep -m1 'Kernel panic' "$console" | sed 's/^\[[^]]*\] //')"
+elif [ "$bootfail" = 1 ]; then
+	outcome FAIL boot "BOOTFAIL: no KTAP header within ${boot_timeout}s"
+elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	outcome FAIL "${running:-boot}" "TIMEOUT: the guest did not finish within ${host_timeout}s"
+elif [ "$booted" = 0 ] && ! grep -q '^KTAP version 1' "$run/results.ktap"; then
+	outcome FAIL boot "BOOTFAIL: QEMU exited ($rc) before the guest printed KTAP"
+elif [ "$end" != 1 ]; then
+	outcome FAIL "${running:-runner}" "the guest stopped without its end marker (QEMU exit $rc)"
+elif [ "$rc" != 33 ] && [ "$rc" != 35 ]; then
+	outcome FAIL runner "unexpected QEMU exit status $rc (33 = all passed, 35 = failures)"
+fi
+if [ "$rc" = 35 ] && ! grep -q '^FAIL ' "$outcomes"; then
+	outcome FAIL runner "the guest reported failures (exit 35) but no 'not ok' line arrived"
+fi
+if [ "$end" = 1 ] && [ "$(grep -cE '^(not )?ok ' "$run/results.ktap")" = 0 ] &&
+	! grep -q '^FAIL ' "$outcomes"; then
+	outcome FAIL runner "zero tests ran"
+fi
+
+# The console must be clean: any of these fails the boot.
+pat='BUG:|WARNING:|Oops|general protection fault|kernel BUG|INFO: task .* blocked for more than|soft lockup|hard LOCKUP|possible recursive locking|circular locking|inconsistent lock state|vmstat_refresh: |UBSAN:|list_add corruption|list_del corruption'
+if grep -Eq "$pat" "$console"; then
+	outcome FAIL console "$(grep -Ec "$pat" "$console") bad line(s), first: $(grep -Em1 "$pat" "$console" | sed 's/^\[[^]]*\] //')"
+else
+	outcome PASS console
+fi
+
+msg "done" "$label in ${took}s (QEMU exit $rc); log: $run/console.log"
+if grep -q '^FAIL ' "$outcomes"; then
+	grep '^FAIL ' "$outcomes" | sed 's/^/  /' >&2
+	tail -n 30 "$console" >"$run/console.tail"
+	msg console "last lines: $run/console.tail; rerun: $run/qemu.cmd"
+	exit 1
+fi
+exit 0
