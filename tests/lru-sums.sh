@@ -8,37 +8,43 @@
 #     zones equal the node's LRU items (nr_*) in nodeN/vmstat;
 #   - the node items summed over nodes equal /proc/vmstat;
 #   - nr_isolated_anon and nr_isolated_file are 0 at rest.
-# Pages move while we read, so up to 5 rounds are taken; a real leak is
-# persistent and fails every round.
+# Each round reads all files in one cat process (separate awk processes
+# would fault in anon pages between the reads); pages still move, so up to
+# 5 rounds are taken; a real leak is persistent and fails every round.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 LISTS="inactive_anon active_anon inactive_file active_file unevictable"
 
 check() {
 	echo 1 >/proc/sys/vm/stat_refresh
-	bad=""
-	for nd in /sys/devices/system/node/node[0-9]*; do
-		n=${nd##*node}
-		for l in $LISTS; do
-			z=$(awk -v n="$n" -v k="nr_zone_$l" '
-				/^Node/ { node = $2; sub(",", "", node) }
-				node == n && $1 == k { s += $2 }
-				END { print s + 0 }' /proc/zoneinfo)
-			v=$(awk -v k="nr_$l" '$1 == k { print $2 }' "$nd/vmstat")
-			[ "$z" = "$v" ] ||
-				bad="$bad node$n:$l(zones=$z,node=$v)"
-		done
-	done
-	for l in $LISTS isolated_anon isolated_file; do
-		s=$(cat /sys/devices/system/node/node[0-9]*/vmstat |
-			awk -v k="nr_$l" '$1 == k { s += $2 } END { print s + 0 }')
-		g=$(awk -v k="nr_$l" '$1 == k { print $2 }' /proc/vmstat)
-		[ "$s" = "$g" ] || bad="$bad $l(nodes=$s,vmstat=$g)"
-	done
-	for l in isolated_anon isolated_file; do
-		g=$(awk -v k="nr_$l" '$1 == k { print $2 }' /proc/vmstat)
-		[ "$g" = 0 ] || bad="$bad nr_$l(expected=0,saw=$g)"
-	done
+	# shellcheck disable=SC2046 # one argument per node file
+	bad=$(awk -v lists="$LISTS" '
+		FILENAME == "/proc/zoneinfo" {
+			if ($1 == "Node") { node = $2; sub(",", "", node) }
+			if ($1 ~ /^nr_zone_/) { k = $1; sub("nr_zone_", "", k); zone[node, k] += $2 }
+			next
+		}
+		FILENAME == "/proc/vmstat" { glob[$1] = $2; next }
+		{
+			n = FILENAME; sub(".*/node", "", n); sub("/vmstat", "", n)
+			nodes[n] = 1; nv[n, $1] = $2; sum[$1] += $2
+		}
+		END {
+			split(lists, L, " ")
+			for (n in nodes)
+				for (i in L)
+					if (zone[n, L[i]] + 0 != nv[n, "nr_" L[i]] + 0)
+						printf " node%s:%s(zones=%d,node=%d)", n, L[i], zone[n, L[i]], nv[n, "nr_" L[i]]
+			L["x1"] = "isolated_anon"; L["x2"] = "isolated_file"
+			for (i in L) {
+				k = "nr_" L[i]
+				if (sum[k] + 0 != glob[k] + 0)
+					printf " %s(nodes=%d,vmstat=%d)", L[i], sum[k], glob[k]
+			}
+			if (glob["nr_isolated_anon"] + 0 != 0 || glob["nr_isolated_file"] + 0 != 0)
+				printf " nr_isolated(expected=0,saw=%d+%d)", glob["nr_isolated_anon"], glob["nr_isolated_file"]
+		}' /proc/zoneinfo $(for nd in /sys/devices/system/node/node[0-9]*; do
+		echo "$nd/vmstat"; done) /proc/vmstat)
 	[ -z "$bad" ]
 }
 
