@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# make check: what CI runs.  Static checks, host tests, both ends of the
+# series built with the debug fragment and booted on UMA and NUMA with the
+# smoke set, and the harness self-tests.  Every part is an outcome; the
+# last line is the verdict over all of them.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$BUILD/runs"
+out=$BUILD/runs/check.outcomes
+: >"$out"
+part() {
+	local name=$1
+	shift
+	if "$@"; then
+		echo "PASS check/$name" >>"$out"
+	else
+		echo "FAIL check/$name" >>"$out"
+	fi
+}
+
+t0=$(date +%s)
+part static "$TOP/scripts/check-static.sh"
+part pristine "$TOP/scripts/pristine.sh" verify
+part broken-series "$TOP/tests/host/broken-series.sh"
+FLAVOR=debug TOPOS="uma numa" TESTS=smoke "$TOP/scripts/qemu-test.sh" >/dev/null || true
+part harness-selftest "$TOP/scripts/harness-selftest.sh"
+msg time "make check took $(($(date +%s) - t0)) s"
+mapfile -t files <"$BUILD/runs/qemu-test.list"
+exec "$TOP/scripts/verdict.sh" "$out" "${files[@]}" "$BUILD/runs/harness.outcomes"
