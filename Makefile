@@ -55,14 +55,15 @@ run: deps
 qemu-test: deps
 	@$(S)/qemu-test.sh
 
-check-static:
+check-static: pristine
 	@$(S)/check-static.sh
 
-check-series:
+check-series: pristine
 	@$(S)/check-series.sh
 
 check-host: deps
 	@tests/host/broken-series.sh
+	@tests/host/check-series.sh
 
 harness-selftest: deps
 	@$(S)/harness-selftest.sh

@@ -21,9 +21,11 @@ part() {
 }
 
 t0=$(date +%s)
+part pristine "$TOP/scripts/pristine.sh"
 part static "$TOP/scripts/check-static.sh"
-part pristine "$TOP/scripts/pristine.sh" verify
+part pristine-verify "$TOP/scripts/pristine.sh" verify
 part broken-series "$TOP/tests/host/broken-series.sh"
+part check-series "$TOP/tests/host/check-series.sh"
 FLAVOR=debug TOPOS="uma numa" TESTS=smoke "$TOP/scripts/qemu-test.sh" >/dev/null || true
 part harness-selftest "$TOP/scripts/harness-selftest.sh"
 msg time "make check took $(($(date +%s) - t0)) s"
