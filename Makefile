@@ -16,7 +16,8 @@ TESTS ?= smoke
 export STEP FLAVOR TOPOS TESTS
 
 .PHONY: help deps pristine tree kernel initramfs run qemu-test check \
-	check-static check-series check-host check-guest harness-selftest clean
+	check-static check-series check-host check-guest harness-selftest \
+	bisect-check clean
 
 help:
 	@echo 'node-lru targets:'
@@ -29,7 +30,8 @@ help:
 	@echo '  kernel STEP=N     build that step (FLAVOR=debug|bench)'
 	@echo '  initramfs         build the guest image with the tests'
 	@echo '  run               boot the already built kernel(s) again, no rebuild (STEP, TOPOS, TESTS)'
-	@echo '  check-static      shellcheck and series consistency'
+	@echo '  check-static      shellcheck and series consistency (headers, format, checkpatch)'
+	@echo '  bisect-check      every step: build, boot, smoke set; resumable (STEP=N for one)'
 	@echo '  harness-selftest  show that a failing test, a panic and a hang are failures'
 	@echo '  clean             remove build/ (the ccache stays)'
 	@echo 'variables: STEP=$(STEP) FLAVOR=$(FLAVOR) TOPOS="$(TOPOS)" TESTS=$(TESTS)'
@@ -64,6 +66,10 @@ check-series: pristine
 check-host: deps
 	@tests/host/broken-series.sh
 	@tests/host/check-series.sh
+
+# UMA only unless TOPOS is given: the every-step run is long already.
+bisect-check: deps
+	@TOPOS="$(if $(filter file,$(origin TOPOS)),uma,$(TOPOS))" $(S)/bisect-check.sh
 
 harness-selftest: deps
 	@$(S)/harness-selftest.sh

@@ -98,6 +98,7 @@ done
 
 # checkpatch.pl from the pristine tree.
 checked=0
+allowed=0
 if [ "${CHECKPATCH:-1}" = 0 ]; then
 	msg checkpatch "skipped (CHECKPATCH=0)"
 elif [ "${#order[@]}" -gt 0 ]; then
@@ -113,6 +114,7 @@ elif [ "${#order[@]}" -gt 0 ]; then
 			if [ -n "$type" ] && [ -f "$ALLOW" ] &&
 				awk -v p="$p" -v t="$type" '$1 == p && $2 == t && NF > 2 { f = 1 } END { exit !f }' "$ALLOW"; then
 				msg allowed "$p: $type (reason in ${ALLOW#"$TOP"/})"
+				allowed=$((allowed + 1))
 				continue
 			fi
 			case $l in
@@ -125,4 +127,4 @@ fi
 if [ "$errors" -gt 0 ]; then
 	die "$errors problem(s) in series/patches"
 fi
-msg series "${#order[@]} patches listed, all present, none unlisted; headers and format ok; checkpatch clean on $checked"
+msg series "${#order[@]} patches listed, all present, none unlisted; headers and format ok; checkpatch clean on $checked ($allowed allowed findings)"
