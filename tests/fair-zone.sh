@@ -16,7 +16,9 @@
 #   No fairness (the node-LRU end): allocations come from the highest
 #   zone while it has free memory.  Pass: DMA32's share is under 5 %.
 #
-# Both ends print the shares, the managed pages and the fairness batches.
+# The ends of the series must show their policy: a kernel release *-zone-*
+# must have nr_alloc_batch, a *-node-* one must not.  All kernels print
+# the shares, the managed pages and the fairness batches.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 fail() { echo "FAIL: $*"; exit 1; }
@@ -58,6 +60,11 @@ if grep -q nr_alloc_batch /proc/zoneinfo; then
 else
 	mode=nofair
 fi
+release=$(uname -r)
+case $release in
+*-zone-*) [ "$mode" = fair ] || fail "zone end ($release): expected nr_alloc_batch in /proc/zoneinfo, saw none" ;;
+*-node-*) [ "$mode" = nofair ] || fail "node end ($release): expected no nr_alloc_batch in /proc/zoneinfo, saw it" ;;
+esac
 
 sync
 echo 3 >/proc/sys/vm/drop_caches

@@ -1,0 +1,64 @@
+#!/bin/sh
+# shellcheck shell=sh
+# nodelru: sets=smoke timeout=600 topo=uma order=40
+#
+# Which zone kswapd wakeups are for.  A histogram trigger counts the
+# mm_vmscan_wakeup_kswapd events by zid while page cache of MemFree plus
+# 256 MiB is streamed to the scratch disk (GFP_HIGHUSER_MOVABLE: the
+# highest zone index such a request may use is Movable, 3).
+#   zone end (kernel release *-zone-*): kswapd is woken per zone for the
+#     zone that is low, so wakeups carry populated zone indexes (DMA32 = 1
+#     among them) and never the empty Movable index 3; and the
+#     mm_vmscan_kswapd_wake event has no zid field;
+#   node end (*-node-*): kswapd is woken once per node for the highest
+#     zone the request may use: some wakeups carry zid 3 (page cache), and
+#     at least 90 % carry 3 or 2 (GFP_KERNEL); mm_vmscan_kswapd_wake has
+#     a zid field.
+#   steps between: wakeups happened (more than 0); the histogram is printed.
+# shellcheck disable=SC3040 # busybox ash has pipefail
+set -eu -o pipefail
+fail() { echo "FAIL: $*"; exit 1; }
+
+ev=/sys/kernel/tracing/events/vmscan
+[ -w "$ev/mm_vmscan_wakeup_kswapd/trigger" ] ||
+	fail "expected histogram triggers on $ev/mm_vmscan_wakeup_kswapd (CONFIG_HIST_TRIGGERS), saw none"
+grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
+release=$(uname -r)
+case $release in
+*-zone-*) end=zone ;;
+*-node-*) end=node ;;
+*) end=step ;;
+esac
+
+free_mib=$(awk '$1 == "MemFree:" { print int($2 / 1024) }' /proc/meminfo)
+mib=$((free_mib + 256))
+file=/mnt/scratch/kswapd-wake.dat
+trig=$ev/mm_vmscan_wakeup_kswapd/trigger
+echo 'hist:keys=zid' >"$trig"
+dd if=/dev/zero of="$file" bs=1M count="$mib" 2>/dev/null || { echo '!hist:keys=zid' >"$trig"; fail "writing $mib MiB to $file failed"; }
+hist=$(awk '$1 == "{" && $2 == "zid:" { printf "%s:%s ", $3, $6 }' "$ev/mm_vmscan_wakeup_kswapd/hist")
+echo '!hist:keys=zid' >"$trig"
+rm -f "$file"
+echo "kernel $release; wrote $mib MiB; kswapd wakeups by zid (zid:count): ${hist:-none}"
+
+count() { echo "$hist" | tr ' ' '\n' | awk -F: -v z="$1" '$1 == z { print $2; f = 1 } END { if (!f) print 0 }'; }
+total=0
+for z in 0 1 2 3 4; do total=$((total + $(count "$z"))); done
+[ "$total" -gt 0 ] || fail "expected kswapd wakeups while streaming $mib MiB, saw none"
+if grep -q 'field:int zid' "$ev/mm_vmscan_kswapd_wake/format"; then kz=yes; else kz=no; fi
+echo "mm_vmscan_kswapd_wake has a zid field: $kz"
+
+case $end in
+zone)
+	[ "$(count 1)" -gt 0 ] || fail "zone end: expected wakeups for DMA32 (zid 1), saw ${hist}"
+	[ "$(count 3)" -eq 0 ] || fail "zone end: expected no wakeup for the empty Movable index 3, saw $(count 3)"
+	[ "$kz" = no ] || fail "zone end: expected mm_vmscan_kswapd_wake without a zid field, saw one"
+	;;
+node)
+	[ "$(count 3)" -gt 0 ] || fail "node end: expected wakeups with zid 3 (Movable, the page cache request's highest index), saw ${hist}"
+	[ $((($(count 3) + $(count 2)) * 10)) -ge $((total * 9)) ] ||
+		fail "node end: expected at least 90 % of $total wakeups with zid 3 or 2, saw ${hist}"
+	[ "$kz" = yes ] || fail "node end: expected a zid field in mm_vmscan_kswapd_wake, saw none"
+	;;
+esac
+echo "ok: $end wakeups"
