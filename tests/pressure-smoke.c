@@ -5,9 +5,10 @@
  * A short anon + file pressure run under swap, with every byte checked.
  *
  * A file of a sixth of RAM is written to the scratch ext4 disk, then an
- * anon region of MemAvailable plus a sixteenth of RAM is filled with a
- * per-page pattern.  That cannot fit even with all page cache dropped, so
- * reclaim must drop page cache and swap anon pages.  The
+ * anon region of MemTotal plus a thirty-second of it is filled with a
+ * per-page pattern.  That cannot fit even with all page cache dropped
+ * (the kernel's own memory and the watermark reserves come out of
+ * MemTotal too), so reclaim must drop page cache and swap anon pages.  The
  * anon region is then verified (swapped pages come back in), and the file
  * is read back and verified.  Pass: all data intact, and reclaim really
  * ran (pages were scanned and swapped out), so the test cannot pass
@@ -118,7 +119,7 @@ int main(void)
 	if (access("/mnt/scratch/lost+found", F_OK))
 		test_skip("no scratch ext4 disk mounted on /mnt/scratch");
 
-	anon_size = (size_t)(avail_kb + mem_kb / 16) * 1024;
+	anon_size = (size_t)(mem_kb + mem_kb / 32) * 1024;
 	file_size = ((size_t)mem_kb * 1024 / 6) & ~(BUF_SIZE - 1);
 	npages = anon_size / page;
 	note("MemTotal %lld kB, MemAvailable %lld kB, SwapTotal %lld kB: file %zu MiB, anon %zu MiB",
