@@ -17,7 +17,7 @@ export STEP FLAVOR TOPOS TESTS
 
 .PHONY: help deps pristine tree kernel initramfs run qemu-test check \
 	check-static check-series check-host check-guest harness-selftest \
-	bisect-check clean
+	bisect-check export clean
 
 help:
 	@echo 'node-lru targets:'
@@ -31,6 +31,7 @@ help:
 	@echo '  initramfs         build the guest image with the tests'
 	@echo '  run               boot the already built kernel(s) again, no rebuild (STEP, TOPOS, TESTS)'
 	@echo '  check-static      shellcheck and series consistency (headers, format, checkpatch)'
+	@echo '  export            the series as mails for linux-mm in build/outgoing (VERSION=N)'
 	@echo '  bisect-check      every step: build, boot, smoke set; resumable (STEP=N for one)'
 	@echo '  harness-selftest  show that a failing test, a panic and a hang are failures'
 	@echo '  clean             remove build/ (the ccache stays)'
@@ -66,6 +67,10 @@ check-series: pristine
 check-host: deps
 	@tests/host/broken-series.sh
 	@tests/host/check-series.sh
+	@tests/host/round-trip.sh
+
+export: deps
+	@$(S)/export.sh
 
 # UMA only unless TOPOS is given: the every-step run is long already.
 bisect-check: deps

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Host test: what make export mails out applies with git am on the base it
+# names, and the result is Debian's tree.
+#   1. scripts/export.sh succeeds: base commit, one commit per patch,
+#      a cover letter and one mail per patch in build/outgoing/
+#   2. the cover letter is filled in (no template markers) and names the
+#      base commit
+#   3. a fresh clone checked out at that base commit takes every mail
+#      with git am (no fuzz: git am applies exactly or fails)
+#   4. the result equals the pristine extraction (diff -r)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+work=$build/selftest/round-trip
+rm -rf "$work"
+mkdir -p "$work"
+
+pass=0
+fail=0
+check() {
+	local what=$1
+	shift
+	if "$@"; then
+		echo "ok - $what"
+		pass=$((pass + 1))
+	else
+		echo "not ok - $what"
+		fail=$((fail + 1))
+	fi
+}
+# shellcheck disable=SC2317 # called through check
+filled() { [ -f "$1" ] && ! grep -q 'SUBJECT HERE\|BLURB HERE\|@BASE@\|@BENCH@' "$1"; }
+finish() {
+	rm -rf "$work"
+	echo "round-trip: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+}
+
+rc=0
+"$top/scripts/export.sh" >"$work/export.out" 2>&1 || rc=$?
+sed 's/^/# /' "$work/export.out" | tail -n 5
+check "make export succeeds" [ "$rc" -eq 0 ]
+[ "$rc" -eq 0 ] || finish
+npatch=$(grep -cv '^[[:space:]]*\(#\|$\)' "$top/series")
+mapfile -t mails < <(find "$build/outgoing" -name 'v*-*.patch' ! -name '*-0000-cover-letter.patch' | sort)
+cover=$(find "$build/outgoing" -name 'v*-0000-cover-letter.patch')
+check "one mail per patch (${#mails[@]} for $npatch)" [ "${#mails[@]}" -eq "$npatch" ]
+check "the cover letter exists" [ -f "$cover" ]
+check "the cover letter is filled in" filled "$cover"
+base=$(sed -n 's/^base-commit: //p' "$cover")
+check "the cover letter names the base commit" [ -n "$base" ]
+
+git clone -q --no-checkout "$build/export/linux" "$work/linux"
+git -C "$work/linux" -c advice.detachedHead=false checkout -q "$base"
+rc=0
+git -C "$work/linux" -c user.name=roundtrip -c user.email=roundtrip@invalid \
+	am -q "${mails[@]}" >"$work/am.out" 2>&1 || rc=$?
+sed 's/^/# /' "$work/am.out" | tail -n 5
+check "git am takes every mail on the base commit" [ "$rc" -eq 0 ]
+check "git am made one commit per mail" \
+	[ "$(git -C "$work/linux" rev-list --count "$base..HEAD")" -eq "${#mails[@]}" ]
+check "the result equals the pristine tree" \
+	diff -rq --no-dereference -x .git "$build/pristine/linux" "$work/linux"
+finish
