@@ -58,6 +58,17 @@ for t in "$TOP"/tests/*.sh "$TOP"/tests/*.c; do
 		"$topo" "${oom:-no}" >>"$stagedir/tests/index.tmp"
 done
 [ -s "$stagedir/tests/index.tmp" ] || die "no tests found under $TOP/tests"
+# Helpers the tests call (tests/tools/*.c), installed in /usr/bin.
+mkdir -p "$stagedir/tools"
+for t in "$TOP"/tests/tools/*.c; do
+	[ -e "$t" ] || continue
+	name=$(basename "$t" .c)
+	if ! gcc -static -O2 -Wall -Wextra -Werror -I"$TOP/tests" \
+		-o "$stagedir/tools/$name" "$t" 2>"$out/tool-$name.log"; then
+		cat "$out/tool-$name.log" >&2
+		die "helper $t does not compile" "log: $out/tool-$name.log"
+	fi
+done
 # Run order: order= (default 50), then name.
 sort "$stagedir/tests/index.tmp" | cut -d' ' -f2- >"$stagedir/tests/index"
 rm "$stagedir/tests/index.tmp"
@@ -83,6 +94,9 @@ list=$out/cpio.list
 	echo "file /tests/index $stagedir/tests/index 0644 0 0"
 	find "$stagedir/tests" -type f ! -name index | sort | while read -r f; do
 		echo "file /tests/$(basename "$f") $f 0755 0 0"
+	done
+	find "$stagedir/tools" -type f | sort | while read -r f; do
+		echo "file /usr/bin/$(basename "$f") $f 0755 0 0"
 	done
 } >"$list"
 "$tools/gen_init_cpio" -t 0 "$list" | gzip -n -9 >"$out/initramfs.cpio.gz.tmp"
