@@ -47,6 +47,24 @@ missing=$(series_patches | while read -r p; do
 done)
 [ -z "$missing" ] || die "series lists patches that are not in patches/:" "$missing"
 
+# Hunks must apply where they say, give or take MAX_OFFSET lines (default
+# 0: every patch was made against the exact tree it applies to).  patch(1)
+# and quilt print "Hunk #N succeeded at L (offset K lines)"; quilt names
+# the patch on its "Applying patch" line.
+max_offset=${MAX_OFFSET:-0}
+check_offsets() {
+	local what=$1 out=$2 bad
+	bad=$(awk -v max="$max_offset" '
+		/^Applying patch / { p = $3 }
+		/^patching file / { f = $3 }
+		/offset -?[0-9]+ line/ {
+			k = $0; sub(/.*offset /, "", k); sub(/ line.*/, "", k)
+			if ((k < 0 ? -k : k) > max) print (p != "" ? p ": " : "") f ": " $0
+		}' <<<"$out")
+	[ -z "$bad" ] || die "$what: hunks applied more than $max_offset lines away from where the patch says:" \
+		"$bad" "refresh the patch (scripts/mkpatch.sh) or raise MAX_OFFSET; full output: $log"
+}
+
 cp -al "$PRISTINE" "$tmp"
 find "$tmp" -type d -exec chmod u+w {} +
 
@@ -64,9 +82,7 @@ for ((i = ${#all[@]} - 1; i >= 0; i--)); do
 			"full output: $log"
 	fi
 	printf '%s\n' "$out" >>"$log"
-	if grep -q 'offset\|fuzz' <<<"$out"; then
-		printf 'warning: %s reverse-applies with offsets:\n%s\n' "$p" "$out" >&2
-	fi
+	check_offsets "rewind: $p" "$out"
 done
 msg rewind "${#all[@]} patches reversed"
 
@@ -82,9 +98,7 @@ if [ "$n" -gt 0 ]; then
 			"the last 'Applying' line above names the patch; full output: $log"
 	fi
 	printf '%s\n' "$out" >>"$log"
-	if grep -q 'offset\|fuzz' <<<"$out"; then
-		printf 'warning: offsets during replay:\n%s\n' "$(grep -B1 'offset\|fuzz' <<<"$out")" >&2
-	fi
+	check_offsets "replay" "$out"
 fi
 msg replay "$n patches applied"
 

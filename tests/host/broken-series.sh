@@ -79,6 +79,29 @@ sed 's/^/# /' "$work/out4"
 check "unlisted patch: check-series fails naming it" \
 	grep -q 'patches/mm-stray.patch is not listed' "$work/out4"
 
+# 4. a patch whose hunks land away from where they say: the rewind stops
+#    and names the patch, the file and the offset
+: >"$work/series"
+rm -f "$work/patches/"*
+sample=$top/patches/mm-page_alloc-cache-the-last-node-whose-dirty-limit-is-reached.patch
+if [ -f "$sample" ]; then
+	awk '/^@@ / { split($2, a, ","); split($3, b, ",");
+		sub(/^-/, "", a[1]); sub(/^\+/, "", b[1]);
+		$2 = "-" (a[1] + 7) "," a[2]; $3 = "+" (b[1] + 7) "," b[2] } { print }' \
+		"$sample" >"$work/patches/mm-shifted.patch"
+	echo mm-shifted.patch >"$work/series"
+	rc=0
+	"$top/scripts/mktree.sh" zone "$work/tree" >"$work/out5" 2>&1 || rc=$?
+	sed 's/^/# /' "$work/out5"
+	check "offset: mktree fails" [ "$rc" -ne 0 ]
+	check "offset: the patch and the offset are named" \
+		grep -q 'rewind: mm-shifted.patch: hunks applied more than 0 lines away' "$work/out5"
+	check "offset: the hunk line is shown" grep -q 'offset -7 lines' "$work/out5"
+	check "offset: no work tree left behind" absent "$work/tree/src" "$work/tree/src.tmp"
+else
+	check "offset: the sample patch $sample exists" false
+fi
+
 rm -rf "$work"
 echo "broken-series: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
