@@ -24,7 +24,7 @@
 #define SEED		0x6e6f64656c7275ULL
 #define BUF_SIZE	(1UL << 20)
 
-static const char *counters[] = {
+static const char * const counters[] = {
 	"pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct",
 	"pswpout", "pswpin", "allocstall_dma32", "allocstall_normal",
 	"workingset_refault_file", "oom_kill",
