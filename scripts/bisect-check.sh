@@ -58,6 +58,12 @@ for n in "${steps[@]}"; do
 		for topo in $topos; do
 			RUN_NAME="bisect-$n-$topo" "$TOP/scripts/qemu-run.sh" "$kname" "$topo" "$tests" || true
 			oc=$BUILD/runs/bisect-$n-$topo/outcomes
+			if [ ! -s "$oc" ]; then
+				# qemu-run stopped before booting (disk space, missing files)
+				boot=-
+				fail=$((fail + 1))
+				continue
+			fi
 			if grep -q 'BOOTFAIL' "$oc" ||
 				{ grep -q '^FAIL .*/boot ' "$oc" && ! grep -q '^PASS ' "$oc"; }; then
 				boot=FAIL

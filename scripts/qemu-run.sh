@@ -63,6 +63,11 @@ avail_kb=$(df --output=avail -k "$run" | tail -n1)
 [ "$avail_kb" -gt "$need_kb" ] ||
 	die "$((avail_kb / 1024)) MiB free under $run, the guest disks may grow to $((need_kb / 1024)) MiB" \
 		"free disk space (old runs: rm -rf $BUILD/runs) and run this again"
+# The disks are removed when the run ends, however it ends, unless
+# KEEP_DISKS=1 (to inspect the scratch file system after a failure).
+if [ "${KEEP_DISKS:-0}" != 1 ]; then
+	trap 'rm -f "$run/swap.img" "$run/scratch.img"' EXIT
+fi
 truncate -s "${mem}M" "$run/swap.img"
 truncate -s "$((mem * 2))M" "$run/scratch.img"
 mkfs.ext4 -q -F -L scratch "$run/scratch.img" >/dev/null 2>"$run/mkfs.log" ||
