@@ -10,7 +10,7 @@ set -euo pipefail
 
 pkgs=(quilt gcc make bc flex bison libelf-dev libssl-dev libc6-dev
 	qemu-system-x86 busybox-static cpio e2fsprogs xz-utils file
-	ccache shellcheck)
+	ccache shellcheck b4)
 want=$(awk '{ print $2 }' "$TOP/BASE")
 
 missing=()

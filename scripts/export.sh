@@ -63,7 +63,7 @@ for a in "${all_cc[@]}"; do
 	args+=(--cc="$a")
 done
 
-git -C "$repo" format-patch -q --cover-letter --base="$base" -v "$version" \
+git -C "$repo" format-patch -q --cover-letter --thread=shallow --base="$base" -v "$version" \
 	"${args[@]}" -o "$out" "$base..HEAD"
 
 # The cover letter: subject and text from scripts/cover-letter.txt.
