@@ -10,7 +10,10 @@ set -euo pipefail
 
 pkgs=(quilt gcc make bc flex bison libelf-dev libssl-dev libc6-dev
 	qemu-system-x86 busybox-static cpio e2fsprogs xz-utils file
-	ccache shellcheck b4)
+	ccache shellcheck)
+# Optional: used when present, installed when we can (root), never required.
+#   b4: the round trip through "b4 am" (tests/host/round-trip.sh)
+optional=(b4)
 want=$(awk '{ print $2 }' "$TOP/BASE")
 
 missing=()
@@ -18,11 +21,27 @@ for p in "${pkgs[@]}"; do
 	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing+=("$p")
 done
+missing_opt=()
+for p in "${optional[@]}"; do
+	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing_opt+=("$p")
+done
 src_have=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || true)
 if [ ${#missing[@]} -eq 0 ] && [ -n "$src_have" ] && [ -f "$SRC_TARBALL" ]; then
 	[ "$src_have" = "$want" ] ||
 		printf 'warning: linux-source-6.1 %s installed, BASE names %s\n' "$src_have" "$want" >&2
-	msg deps "all packages present"
+	if [ ${#missing_opt[@]} -gt 0 ]; then
+		mkdir -p "$BUILD"
+		if [ "$(id -u)" = 0 ] &&
+			DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+				"${missing_opt[@]}" >"$BUILD/apt-optional.log" 2>&1; then
+			msg deps "installed the optional ${missing_opt[*]}"
+		else
+			printf 'warning: optional packages missing: %s (what uses them is skipped, and says so)\n' \
+				"${missing_opt[*]}" >&2
+		fi
+	fi
+	msg deps "all required packages present"
 	exit 0
 fi
 
@@ -30,7 +49,7 @@ src_pkg=()
 if [ -z "$src_have" ] || [ ! -f "$SRC_TARBALL" ]; then
 	src_pkg=("linux-source-6.1=$want")
 fi
-cmd=(apt-get install -y --no-install-recommends "${missing[@]}" "${src_pkg[@]}")
+cmd=(apt-get install -y --no-install-recommends "${missing[@]}" "${missing_opt[@]}" "${src_pkg[@]}")
 if [ "$(id -u)" != 0 ]; then
 	die "missing packages: ${missing[*]} ${src_pkg[*]}" \
 		"run as root: apt-get update && ${cmd[*]}"
@@ -50,7 +69,7 @@ if [ ${#src_pkg[@]} -gt 0 ] &&
 	printf 'warning: linux-source-6.1 %s is no longer in the archive; installing %s\n' \
 		"$want" "$newest" >&2
 	printf '         the series is maintained against %s and may not apply\n' "$want" >&2
-	cmd=(apt-get install -y --no-install-recommends "${missing[@]}" linux-source-6.1)
+	cmd=(apt-get install -y --no-install-recommends "${missing[@]}" "${missing_opt[@]}" linux-source-6.1)
 fi
 "${cmd[@]}" >"$BUILD/apt-install.log" 2>&1 ||
 	die "apt-get install failed" "log: $BUILD/apt-install.log"
