@@ -37,7 +37,7 @@ for n in "${steps[@]}"; do
 	if [ "$n" -eq 0 ]; then
 		subject="(rewound tree: the whole series reversed)"
 	else
-		subject=$(sed -n 's/^Subject: \(\[[^]]*\] \)\?//p' "$PATCHES/${names[n - 1]}" | head -n 1)
+		subject=$(patch_subject "$PATCHES/${names[n - 1]}")
 	fi
 	key="$(tree_key "$n") $initrd_key $flavor $topos $tests"
 	row=$out/step-$n.row

@@ -27,15 +27,11 @@ git -C "$tmp" init -q
 # Debian's .gitignore ignores the whole top level: add everything by force.
 git -C "$tmp" add -A -f .
 git -C "$tmp" commit -q -m "pristine $(cat "$TOP/BASE")"
-mapfile -t all < <(series_patches)
-for ((i = ${#all[@]} - 1; i >= 0; i--)); do
-	p=${all[i]}
-	subject=$(sed -n 's/^Subject: \(\[[^]]*\] \)\?//p' "$PATCHES/$p" | head -n 1)
-	patch -d "$tmp" -p1 -R -F0 -N --no-backup-if-mismatch -s -i "$PATCHES/$p" ||
-		die "$p does not reverse-apply (fuzz 0)"
+commit_reverse() {
 	git -C "$tmp" add -A -f .
-	git -C "$tmp" commit -q -m "reverse: $subject" -m "Undoes patches/$p."
-done
+	git -C "$tmp" commit -q -m "reverse: $(patch_subject "$PATCHES/$1")" -m "Undoes patches/$1."
+}
+rewind_series "$tmp" "$dir.log" commit_reverse
 mv "$tmp" "$dir"
 trap - EXIT
-msg devtree "${#all[@]} reverse steps on the pristine tree; HEAD is the rewound tree"
+msg devtree "$(series_count) reverse steps on the pristine tree; HEAD is the rewound tree"

@@ -28,11 +28,7 @@ rm -rf "$exp" "$out"
 mkdir -p "$exp"
 cp -a "$PRISTINE" "$repo"
 chmod -R u+w "$repo"
-mapfile -t all < <(series_patches)
-for ((i = ${#all[@]} - 1; i >= 0; i--)); do
-	patch -d "$repo" -p1 -R -F0 -N --no-backup-if-mismatch -s -i "$PATCHES/${all[i]}" ||
-		die "${all[i]} does not reverse-apply (fuzz 0)"
-done
+rewind_series "$repo" "$exp/rewind.log"
 name=$(git config user.name) || die "git user.name is not set"
 email=$(git config user.email) || die "git user.email is not set"
 git -C "$repo" init -q
@@ -45,7 +41,7 @@ base=$(git -C "$repo" rev-parse HEAD)
 	quiltimport --patches "$PATCHES" --series "$SERIES" >"$exp/quiltimport.log" 2>&1) ||
 	die "git quiltimport failed" "log: $exp/quiltimport.log"
 n=$(git -C "$repo" rev-list --count "$base..HEAD")
-[ "$n" -eq "${#all[@]}" ] || die "quiltimport made $n commits for ${#all[@]} patches" "log: $exp/quiltimport.log"
+[ "$n" -eq "$(series_count)" ] || die "quiltimport made $n commits for $(series_count) patches" "log: $exp/quiltimport.log"
 git -C "$repo" diff --quiet "$base" HEAD -- . 2>/dev/null && die "the series changed nothing"
 msg import "$n commits on $base"
 

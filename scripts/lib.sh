@@ -39,6 +39,54 @@ series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]].*//' "$SERIES" | grep -v '^$' || true
 }
 
+# The subject of a patch file, without its "[PATCH ...]" prefix.
+patch_subject() {
+	sed -n 's/^Subject: \(\[[^]]*\] \)\?//p' "$1" | head -n 1
+}
+
+# Hunks must apply where they say, give or take MAX_OFFSET lines (default
+# 0: every patch was made against the exact tree it applies to).  patch(1)
+# and quilt print "Hunk #N succeeded at L (offset K lines)"; quilt names
+# the patch on its "Applying patch" line.
+#   check_offsets WHAT OUTPUT LOG
+check_offsets() {
+	local what=$1 out=$2 log=$3 max=${MAX_OFFSET:-0} bad
+	bad=$(awk -v max="$max" '
+		/^Applying patch / { p = $3 }
+		/^patching file / { f = $3 }
+		/offset -?[0-9]+ line/ {
+			k = $0; sub(/.*offset /, "", k); sub(/ line.*/, "", k)
+			if ((k < 0 ? -k : k) > max) print (p != "" ? p ": " : "") f ": " $0
+		}' <<<"$out")
+	[ -z "$bad" ] || die "$what: hunks applied more than $max lines away from where the patch says:" \
+		"$bad" "refresh the patch (scripts/mkpatch.sh) or raise MAX_OFFSET; full output: $log"
+}
+
+# Reverse-apply the whole series to the tree in DIR, last patch first,
+# fuzz 0 and no offsets (the rewind); patch(1) output goes to LOG.  After
+# each patch, HOOK (a command, optional) runs with the patch's name.
+#   rewind_series DIR LOG [HOOK]
+rewind_series() {
+	local dir=$1 log=$2 hook=${3:-} all i p out
+	mapfile -t all < <(series_patches)
+	for ((i = ${#all[@]} - 1; i >= 0; i--)); do
+		p=${all[i]}
+		printf '[ -%s ]\n' "$p" >>"$log"
+		if ! out=$(patch -d "$dir" -p1 -R -F0 -N --no-backup-if-mismatch \
+			--reject-file=- -i "$PATCHES/$p" 2>&1); then
+			printf '%s\n' "$out" >>"$log"
+			printf '%s\n' "$out" | grep -E 'patching file|FAILED|hunk|malformed|No file' >&2 || true
+			die "rewind: patch $p does not reverse-apply to the tree of the patches after it" \
+				"(fuzz 0; the pristine tree is untouched, no work tree was left behind)" \
+				"full output: $log"
+		fi
+		printf '%s\n' "$out" >>"$log"
+		check_offsets "rewind: $p" "$out" "$log"
+		[ -z "$hook" ] || "$hook" "$p"
+	done
+	msg rewind "${#all[@]} patches reversed"
+}
+
 series_count() {
 	series_patches | wc -l
 }

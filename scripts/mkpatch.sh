@@ -29,7 +29,7 @@ msgfile=$2
 name=$(git -C "$gitdir" config user.name) || die "git user.name is not set"
 email=$(git -C "$gitdir" config user.email) || die "git user.email is not set"
 if grep -q '^Subject: ' "$msgfile"; then
-	subject=$(sed -n 's/^Subject: \(\[[^]]*\] \)\?//p' "$msgfile" | head -n 1)
+	subject=$(patch_subject "$msgfile")
 	body=$(sed -n '/^Subject: /,/^Signed-off-by: /p' "$msgfile" | sed -e '1d' -e '$d' |
 		sed -e '/./,$!d' | sed -e ':a' -e '/^\n*$/{$d;N;ba' -e '}')
 else

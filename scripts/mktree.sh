@@ -47,44 +47,11 @@ missing=$(series_patches | while read -r p; do
 done)
 [ -z "$missing" ] || die "series lists patches that are not in patches/:" "$missing"
 
-# Hunks must apply where they say, give or take MAX_OFFSET lines (default
-# 0: every patch was made against the exact tree it applies to).  patch(1)
-# and quilt print "Hunk #N succeeded at L (offset K lines)"; quilt names
-# the patch on its "Applying patch" line.
-max_offset=${MAX_OFFSET:-0}
-check_offsets() {
-	local what=$1 out=$2 bad
-	bad=$(awk -v max="$max_offset" '
-		/^Applying patch / { p = $3 }
-		/^patching file / { f = $3 }
-		/offset -?[0-9]+ line/ {
-			k = $0; sub(/.*offset /, "", k); sub(/ line.*/, "", k)
-			if ((k < 0 ? -k : k) > max) print (p != "" ? p ": " : "") f ": " $0
-		}' <<<"$out")
-	[ -z "$bad" ] || die "$what: hunks applied more than $max_offset lines away from where the patch says:" \
-		"$bad" "refresh the patch (scripts/mkpatch.sh) or raise MAX_OFFSET; full output: $log"
-}
-
 cp -al "$PRISTINE" "$tmp"
 find "$tmp" -type d -exec chmod u+w {} +
 
 # Rewind: reverse-apply the whole series, last patch first.
-mapfile -t all < <(series_patches)
-for ((i = ${#all[@]} - 1; i >= 0; i--)); do
-	p=${all[i]}
-	printf '[ -%s ]\n' "$p" >>"$log"
-	if ! out=$(patch -d "$tmp" -p1 -R -F0 -N --no-backup-if-mismatch \
-		--reject-file=- -i "$PATCHES/$p" 2>&1); then
-		printf '%s\n' "$out" >>"$log"
-		printf '%s\n' "$out" | grep -E 'patching file|FAILED|hunk|malformed|No file' >&2 || true
-		die "rewind: patch $p does not reverse-apply to the tree of the patches after it" \
-			"(fuzz 0; the pristine tree is untouched, no work tree was left behind)" \
-			"full output: $log"
-	fi
-	printf '%s\n' "$out" >>"$log"
-	check_offsets "rewind: $p" "$out"
-done
-msg rewind "${#all[@]} patches reversed"
+rewind_series "$tmp" "$log"
 
 # Replay the first N with quilt; the tree keeps quilt's state so that
 # 'quilt push/pop' can go on from here (QUILT_PATCHES and QUILT_SERIES
@@ -98,7 +65,7 @@ if [ "$n" -gt 0 ]; then
 			"the last 'Applying' line above names the patch; full output: $log"
 	fi
 	printf '%s\n' "$out" >>"$log"
-	check_offsets "replay" "$out"
+	check_offsets "replay" "$out" "$log"
 fi
 msg replay "$n patches applied"
 

@@ -14,19 +14,8 @@ rm -rf "$work"
 mkdir -p "$work/patches"
 export NODELRU_SERIES=$work/series NODELRU_PATCHES=$work/patches
 
-pass=0
-fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok - $what"
-		pass=$((pass + 1))
-	else
-		echo "not ok - $what"
-		fail=$((fail + 1))
-	fi
-}
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # 1. a patch whose new side is not in the tree
 cat >"$work/patches/mm-broken.patch" <<'PATCH'

@@ -13,19 +13,8 @@ export NODELRU_SERIES=$work/series NODELRU_PATCHES=$work/patches
 good=$top/patches/mm-page_alloc-cache-the-last-node-whose-dirty-limit-is-reached.patch
 [ -f "$good" ] || { echo "not ok - the sample patch $good is missing"; exit 1; }
 
-pass=0
-fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok - $what"
-		pass=$((pass + 1))
-	else
-		echo "not ok - $what"
-		fail=$((fail + 1))
-	fi
-}
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # run NAME SED-SCRIPT: make patches/NAME.patch from the good one, check
 # the series of just that patch, leave the output in $work/NAME.out and

@@ -19,20 +19,9 @@ work=$build/selftest/round-trip
 rm -rf "$work"
 mkdir -p "$work"
 
-pass=0
-fail=0
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
 skip=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok - $what"
-		pass=$((pass + 1))
-	else
-		echo "not ok - $what"
-		fail=$((fail + 1))
-	fi
-}
 # shellcheck disable=SC2317 # called through check
 filled() { [ -f "$1" ] && ! grep -q 'SUBJECT HERE\|BLURB HERE\|@BASE@\|@BENCH@' "$1"; }
 finish() {
