@@ -98,6 +98,28 @@ static inline void write_file(const char *path, const char *val)
 			  strerror(errno));
 }
 
+/*
+ * Is the fault WHAT asked for on the kernel command line
+ * (nodelru.inject=a,b; the runner exports it as NODELRU_INJECT)?  Tests use
+ * it to show that their checks fail on broken data or accounting.
+ */
+static inline int injected(const char *what)
+{
+	const char *list = getenv("NODELRU_INJECT");
+	size_t n = strlen(what);
+
+	while (list && *list) {
+		if (!strncmp(list, what, n) && (list[n] == ',' || !list[n])) {
+			printf("# injecting fault '%s'\n", what);
+			return 1;
+		}
+		list = strchr(list, ',');
+		if (list)
+			list++;
+	}
+	return 0;
+}
+
 /* The per-page pattern: a different 64-bit value for every word. */
 static inline uint64_t pattern(uint64_t seed, uint64_t page, uint64_t word)
 {
