@@ -13,6 +13,9 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+# The whole script is one block: bash reads all of it before running any,
+# so editing the file during a long run cannot change what the run does.
+{
 
 topos=${TOPOS:-uma}
 tests=${TESTS:-smoke}
@@ -102,3 +105,5 @@ done
 column -t -s "$(printf '\t')" "$summary" || cat "$summary"
 msg summary "$summary"
 [ "$failed" -eq 0 ] || die "$failed step(s) failed; rows and logs: $out, $BUILD/runs/bisect-*"
+exit
+}

@@ -6,6 +6,9 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+# The whole script is one block: bash reads all of it before running any,
+# so editing the file during a long run cannot change what the run does.
+{
 
 mkdir -p "$BUILD/runs"
 out=$BUILD/runs/check.outcomes
@@ -32,3 +35,5 @@ part harness-selftest "$TOP/scripts/harness-selftest.sh"
 msg time "make check took $(($(date +%s) - t0)) s"
 mapfile -t files <"$BUILD/runs/qemu-test.list"
 exec "$TOP/scripts/verdict.sh" "$out" "${files[@]}" "$BUILD/runs/harness.outcomes"
+exit
+}

@@ -142,3 +142,27 @@ kernel_name() {
 jobs_default() {
 	nproc
 }
+
+# The QEMU accelerator: ACCEL=tcg or kvm as asked, or (auto, the default)
+# kvm only when a probe VM really starts with it.  Says what it chose.
+pick_accel() {
+	case ${ACCEL:-auto} in
+	tcg) echo tcg ;;
+	kvm)
+		[ -w /dev/kvm ] ||
+			die "ACCEL=kvm but /dev/kvm is missing or not writable" "use ACCEL=tcg or ACCEL=auto"
+		echo kvm
+		;;
+	auto)
+		if [ -w /dev/kvm ] && echo quit | timeout 20 qemu-system-x86_64 -accel kvm \
+			-M none -nodefaults -display none -monitor stdio >/dev/null 2>&1; then
+			msg accel "kvm (/dev/kvm works)"
+			echo kvm
+		else
+			msg accel "tcg (no usable /dev/kvm: $([ -e /dev/kvm ] && echo "a probe VM failed" || echo "none"))"
+			echo tcg
+		fi
+		;;
+	*) die "ACCEL must be auto, tcg or kvm, not '$ACCEL'" ;;
+	esac
+}

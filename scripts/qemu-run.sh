@@ -8,8 +8,8 @@
 #         node 1: Normal only), movable (uma plus movablecore=).
 # TESTS:  comma-separated tests or sets (default: smoke).
 #
-# Environment: MEM (MiB, default 3072), SMP (2), ACCEL (tcg; kvm only when
-# asked for and /dev/kvm works), QEMU_TIMEOUT (seconds, default: boot
+# Environment: MEM (MiB, default 3072), SMP (2), ACCEL (auto: kvm when a
+# probe VM starts with it, else tcg; or tcg, or kvm), QEMU_TIMEOUT (seconds, default: boot
 # allowance plus the selected tests' timeouts), BOOT_TIMEOUT (seconds until
 # the guest must have said "KTAP version 1", default 300), RUN_NAME (the
 # run directory, default KERNEL-TOPO), KEEP_DISKS=1.
@@ -21,6 +21,9 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+# The whole script is one block: bash reads all of it before running any,
+# so editing the file during a long run cannot change what the run does.
+{
 
 [ $# -ge 2 ] || die "usage: scripts/qemu-run.sh KERNEL TOPO [TESTS]"
 kernel=$1
@@ -34,6 +37,11 @@ index=$BUILD/initramfs/stage/tests/index
 [ -f "$initrd" ] || die "no initramfs at $initrd" "build it first: make initramfs"
 command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 is not installed" "run 'make deps' as root"
+
+# The test modules, built for this kernel, ride in a second archive.
+"$TOP/scripts/modbuild.sh" "$kernel"
+# Load generators (stress-ng, fio, bonnie++) on a read-only disk.
+"$TOP/scripts/toolsdisk.sh"
 
 mem=${MEM:-3072}
 smp=${SMP:-2}
@@ -52,10 +60,7 @@ boot_timeout=${BOOT_TIMEOUT:-300}
 budget=$(awk -v b="$boot_timeout" '{ s += $2 + 30 } END { print s + b + 60 }' <<<"$sel")
 host_timeout=${QEMU_TIMEOUT:-$budget}
 
-accel=${ACCEL:-tcg}
-if [ "$accel" = kvm ] && ! [ -w /dev/kvm ]; then
-	die "ACCEL=kvm but /dev/kvm is missing or not writable" "use the default ACCEL=tcg"
-fi
+accel=$(pick_accel)
 
 # Disks: swap (as large as RAM) and the scratch ext4 (twice RAM), sparse.
 need_kb=$((mem * 1024 * 3))
@@ -68,6 +73,7 @@ avail_kb=$(df --output=avail -k "$run" | tail -n1)
 if [ "${KEEP_DISKS:-0}" != 1 ]; then
 	trap 'rm -f "$run/swap.img" "$run/scratch.img"' EXIT
 fi
+cat "$initrd" "$BUILD/mod/$kernel/modules.cpio.gz" >"$run/initrd.img"
 truncate -s "${mem}M" "$run/swap.img"
 truncate -s "$((mem * 2))M" "$run/scratch.img"
 mkfs.ext4 -q -F -L scratch "$run/scratch.img" >/dev/null 2>"$run/mkfs.log" ||
@@ -78,11 +84,12 @@ append="console=ttyS0 panic=-1 loglevel=6 nodelru.topo=$topo nodelru.tests=$test
 # One socket per CPU, so that a NUMA node never splits a cache domain.
 qemu=(qemu-system-x86_64 -M q35 -accel "$accel" -m "${mem}M"
 	-smp "$smp,sockets=$smp,cores=1,threads=1"
-	-kernel "$bz" -initrd "$initrd"
+	-kernel "$bz" -initrd "$run/initrd.img"
 	-display none -monitor none -no-reboot
 	-serial "file:$run/console.log" -serial "file:$run/results.ktap"
 	-drive "file=$run/swap.img,format=raw,if=virtio,cache=unsafe"
 	-drive "file=$run/scratch.img,format=raw,if=virtio,cache=unsafe"
+	-drive "file=$BUILD/tools-disk/tools.img,format=raw,if=virtio,readonly=on"
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
 case "$topo" in
 uma) ;;
@@ -111,6 +118,7 @@ start=$(date +%s)
 timeout -k 10 "$host_timeout" "${qemu[@]}" >"$run/qemu.out" 2>&1 &
 qpid=$!
 booted=0
+boot_s=0
 shown=0
 bootfail=0
 while kill -0 "$qpid" 2>/dev/null; do
@@ -118,7 +126,8 @@ while kill -0 "$qpid" 2>/dev/null; do
 	if [ "$booted" = 0 ]; then
 		if grep -q '^KTAP version 1' "$run/results.ktap" 2>/dev/null; then
 			booted=1
-			msg booted "after $(($(date +%s) - start)) s"
+			boot_s=$(($(date +%s) - start))
+			msg booted "after $boot_s s"
 		elif [ $(($(date +%s) - start)) -ge "$boot_timeout" ]; then
 			bootfail=1
 			kill "$qpid" 2>/dev/null || true
@@ -186,11 +195,20 @@ else
 	outcome PASS console
 fi
 
-msg "done" "$label in ${took}s (QEMU exit $rc); log: $run/console.log"
+# Phase times, for qemu-test's summary line.
+if [ "$booted" = 1 ]; then
+	echo "$label boot $boot_s tests $((took - boot_s))" >"$run/times"
+else
+	echo "$label boot $took tests 0" >"$run/times"
+fi
+msg "done" "$label in ${took}s (boot ${boot_s}s, QEMU exit $rc); log: $run/console.log"
 if grep -q '^FAIL ' "$outcomes"; then
 	grep '^FAIL ' "$outcomes" | sed 's/^/  /' >&2
-	tail -n 30 "$console" >"$run/console.tail"
-	msg console "last lines: $run/console.tail; rerun: $run/qemu.cmd"
+	repro="TESTS=$tests${INJECT:+ INJECT=$INJECT} MEM=$mem SMP=$smp ACCEL=$accel KEEP_DISKS=1 scripts/qemu-run.sh $kernel $topo $tests"
+	title=$("$TOP/scripts/report.sh" "$run" "$kernel" "$repro")
+	msg report "$title"
+	msg ""     "$run/report.txt"
 	exit 1
 fi
 exit 0
+}

@@ -22,27 +22,49 @@ else
 	steps="zone node"
 fi
 
-t0=$(date +%s)
-"$TOP/scripts/initramfs.sh"
-list=$BUILD/runs/qemu-test.list
-mkdir -p "$BUILD/runs"
-: >"$list"
-for s in $steps; do
-	kernel=$(kernel_name "$s" "$flavor")
-	bo=$BUILD/runs/$kernel-build.outcomes
-	echo "$bo" >>"$list"
-	if [ "${RERUN:-0}" = 1 ] && [ -f "$BUILD/k/$kernel/obj/arch/x86/boot/bzImage" ]; then
-		msg kernel "$kernel (as built, RERUN=1)"
-	elif ! "$TOP/scripts/kbuild.sh" "$s" "$flavor"; then
-		echo "FAIL $kernel/build see $BUILD/k/$kernel/logs" >"$bo"
-		continue
-	fi
-	echo "PASS $kernel/build" >"$bo"
-	for topo in $topos; do
-		echo "$BUILD/runs/$kernel-$topo/outcomes" >>"$list"
-		"$TOP/scripts/qemu-run.sh" "$kernel" "$topo" "$tests" || true
+main() {
+	local t0 t list s kernel bo topo out rc times=()
+	t0=$(date +%s)
+	"$TOP/scripts/initramfs.sh"
+	times+=("initramfs $(($(date +%s) - t0))s")
+	list=$BUILD/runs/qemu-test.list
+	mkdir -p "$BUILD/runs"
+	: >"$list"
+	for s in $steps; do
+		kernel=$(kernel_name "$s" "$flavor")
+		bo=$BUILD/runs/$kernel-build.outcomes
+		echo "$bo" >>"$list"
+		t=$(date +%s)
+		if [ "${RERUN:-0}" = 1 ] && [ -f "$BUILD/k/$kernel/obj/arch/x86/boot/bzImage" ]; then
+			msg kernel "$kernel (as built, RERUN=1)"
+		elif ! "$TOP/scripts/kbuild.sh" "$s" "$flavor"; then
+			echo "FAIL $kernel/build see $BUILD/k/$kernel/logs" >"$bo"
+			times+=("$kernel tree+build $(($(date +%s) - t))s (failed)")
+			continue
+		fi
+		echo "PASS $kernel/build" >"$bo"
+		times+=("$kernel tree+build $(($(date +%s) - t))s")
+		for topo in $topos; do
+			out=$BUILD/runs/$kernel-$topo/outcomes
+			echo "$out" >>"$list"
+			rc=0
+			"$TOP/scripts/qemu-run.sh" "$kernel" "$topo" "$tests" || rc=$?
+			# A runner that stopped before its verdict is a failure too.
+			if [ "$rc" != 0 ] && ! grep -qs '^FAIL ' "$out"; then
+				mkdir -p "$(dirname "$out")"
+				echo "FAIL $kernel/$topo/runner scripts/qemu-run.sh exited $rc without a verdict (its messages are above)" >>"$out"
+			fi
+			if [ -f "$BUILD/runs/$kernel-$topo/times" ]; then
+				read -r _ _ b _ tt <"$BUILD/runs/$kernel-$topo/times"
+				times+=("$kernel/$topo boot ${b}s tests ${tt}s")
+			fi
+		done
 	done
-done
-msg time "$(($(date +%s) - t0)) s in all"
-mapfile -t files <"$list"
-exec "$TOP/scripts/verdict.sh" "${files[@]}"
+	msg time "$(($(date +%s) - t0)) s in all: $(printf '%s; ' "${times[@]}" | sed 's/; $//')"
+	mapfile -t files <"$list"
+	exec "$TOP/scripts/verdict.sh" "${files[@]}"
+}
+
+# All of the script is read before it runs, so editing it during a long
+# run cannot change what the run does.
+main "$@"

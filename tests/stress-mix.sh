@@ -1,0 +1,50 @@
+#!/bin/sh
+# shellcheck shell=sh
+# nodelru: sets=full timeout=300 topo=all order=45
+#
+# Debian's stress-ng (from the tools disk) as a second, independent load
+# generator: two vm workers that keep their memory and verify every pass
+# (--vm-keep --verify, 5/8 of MemTotal each, so together more than RAM
+# and swap is needed), an mmap worker on a file of the scratch disk with
+# msync, and an hdd worker writing and verifying files there, for 60 s.
+# stress-ng checks its own data; this test checks its verdict and that
+# reclaim really ran.
+# Pass: stress-ng exits 0 and reports a successful run with no failed or
+# untrustworthy stressor, and pswpout moved (the vm workers were swapped).
+# Fault: INJECT=stress-fail adds a stressor option stress-ng rejects, so
+# the exit status check must fail (stress-ng's own verification of data
+# cannot be faulted from outside; it is the tool's job).
+# shellcheck disable=SC3040 # busybox ash has pipefail
+set -eu -o pipefail
+fail() { echo "FAIL: $*"; exit 1; }
+inject() { case ",${NODELRU_INJECT:-}," in *",$1,"*) echo "# injecting fault '$1'"; return 0 ;; esac; return 1; }
+vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+
+command -v stress-ng >/dev/null || fail "expected stress-ng on the tools disk (/opt/tools/bin), it is missing"
+grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
+total_kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
+vm_kb=$((total_kb * 5 / 8))
+extra=
+if inject stress-fail; then
+	extra="--vm-method no-such-method"
+fi
+echo "stress-ng: 2 vm workers x ${vm_kb} KiB (MemTotal ${total_kb} KiB), mmap + hdd on /mnt/scratch, 60 s"
+out=/mnt/scratch/stress-mix.log
+pswp0=$(vm pswpout)
+rc=0
+# shellcheck disable=SC2086 # $extra is empty or two words
+(cd /mnt/scratch && stress-ng --vm 2 --vm-bytes "${vm_kb}K" --vm-keep --verify \
+	--mmap 1 --mmap-bytes 64M --mmap-file --hdd 1 --hdd-bytes 128M \
+	--timeout 60s --metrics-brief --temp-path /mnt/scratch $extra) >"$out" 2>&1 || rc=$?
+pswp=$(($(vm pswpout) - pswp0))
+sed 's/^stress-ng: //' "$out" | tail -n 20
+rm -f "$out"
+[ "$rc" -eq 0 ] || fail "expected stress-ng to exit 0, it exited $rc"
+echo "pswpout +$pswp"
+[ "$pswp" -gt 0 ] || fail "expected the vm workers to be swapped out (pswpout > 0), saw +$pswp"
+echo 1 >/proc/sys/vm/stat_refresh || fail "vm.stat_refresh failed"
+for n in nr_isolated_anon nr_isolated_file; do
+	v=$(vm "$n")
+	[ "$v" -eq 0 ] || { sleep 1; v=$(vm "$n"); }
+	[ "$v" -eq 0 ] || fail "expected $n 0 at rest, saw $v"
+done

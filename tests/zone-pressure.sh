@@ -1,0 +1,134 @@
+#!/bin/sh
+# shellcheck shell=sh
+# nodelru: sets=full timeout=420 topo=all order=60
+#
+# Zone-constrained reclaim: with every zone full of clean page cache, a
+# kernel module (nodelru_hog) allocates and holds pages that may only come
+# from a low zone, so reclaim must free memory *in that zone* while the
+# higher zones are full too.
+#   uma, numa: __GFP_DMA32 pages, half of DMA32's managed pages (node 0),
+#              then a quarter of DMA with __GFP_DMA
+#   movable:   GFP_KERNEL pages (highest zone Normal: kernel memory never
+#              comes from Movable), half of Normal's managed pages
+# Page cache comes from reading a sparse file of MemTotal on the scratch
+# disk (no disk I/O: holes read as zeroes), run on CPU 0, which is node 0
+# on numa.  A 32 MiB file of real data written before the pressure is
+# verified after it.
+# Pass: every requested page was had, each from an allowed zone, without
+# an OOM kill (the runner fails on one), and reclaim ran (pgsteal moved by
+# at least what the zone lacked); where the LRU is per node and the node
+# also has higher zones with page cache (uma: Normal; movable: Movable),
+# the scan skipped their pages (pgskip_* > 0).  After the hog lets go,
+# the accounting checks of lru-sums hold.
+# Fault: INJECT=hog-wrongzone requests Normal pages where DMA32 pages are
+# expected, so the zone check must fail.
+# shellcheck disable=SC3040 # busybox ash has pipefail
+set -eu -o pipefail
+fail() { echo "FAIL: $*"; exit 1; }
+hog=/sys/kernel/debug/nodelru_hog
+data=/mnt/scratch/zone-pressure.dat
+sparse=/mnt/scratch/zone-pressure.sparse
+inject() { case ",${NODELRU_INJECT:-}," in *",$1,"*) echo "# injecting fault '$1'"; return 0 ;; esac; return 1; }
+
+grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
+insmod /lib/modules/nodelru/nodelru_hog.ko || fail "insmod nodelru_hog.ko failed"
+cleanup() {
+	[ -e "$hog" ] && echo free >"$hog"
+	rmmod nodelru_hog 2>/dev/null || true
+	rm -f "$data" "$sparse" /tmp/zone-pressure.before
+}
+trap cleanup EXIT
+
+# zone field of node 0 from /proc/zoneinfo: zf ZONE FIELD
+zf() {
+	awk -v z="$1" -v f="$2" '
+		/^Node/ { node = $2; sub(",", "", node); zone = $4 }
+		node == 0 && zone == z && ($1 == f || ($1 == "pages" && $2 == f)) {
+			print ($1 == "pages" ? $3 : $2); exit
+		}' /proc/zoneinfo
+}
+vm() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/vmstat; }
+steal() { echo $(($(vm pgsteal_kswapd) + $(vm pgsteal_direct))); }
+
+case "$NODELRU_TOPO" in
+movable) zone=Normal req=normal higher=Movable ;;
+numa) zone=DMA32 req=dma32 higher= ;;
+*) zone=DMA32 req=dma32 higher=Normal ;;
+esac
+managed=$(zf "$zone" managed)
+[ "${managed:-0}" -gt 0 ] || fail "expected a populated $zone zone on node 0, saw none"
+want=$((managed / 2))
+echo "constrained zone: $zone (managed $managed pages), request $req x $want"
+
+dd if=/dev/urandom of="$data" bs=1M count=32 2>/dev/null
+sum=$(md5sum <"$data")
+total_kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
+truncate -s "$((total_kb * 1024))" "$sparse"
+taskset 1 cat "$sparse" >/dev/null || fail "reading the sparse file failed"
+free_before=$(zf "$zone" free)
+echo "after filling the page cache: $zone free $free_before pages; node 0 file pages" \
+	"$(awk '$1 == "nr_inactive_file" || $1 == "nr_active_file" { s += $2 } END { print s }' /sys/devices/system/node/node0/vmstat)"
+[ "$free_before" -lt "$want" ] ||
+	fail "expected $zone to be mostly page cache ($want+ pages in use), but $free_before pages are free; the pressure would not need reclaim"
+
+names="pgskip_dma32 pgskip_normal pgskip_movable pgscan_kswapd pgscan_direct pgsteal_kswapd pgsteal_direct allocstall_dma32 allocstall_normal allocstall_movable"
+cp /proc/vmstat /tmp/zone-pressure.before
+# delta NAME: how far a /proc/vmstat counter moved since the copy above
+delta() {
+	awk -v k="$1" 'FNR == NR { if ($1 == k) b = $2; next } $1 == k { print $2 - b }' \
+		/tmp/zone-pressure.before /proc/vmstat
+}
+s0=$(steal)
+if inject hog-wrongzone; then
+	req=normal
+fi
+taskset 1 sh -c "echo '$req $want' >$hog" || fail "writing '$req $want' to $hog failed"
+# "held DMA DMA32 Normal Movable total requested failed"
+read -r _ h_dma h_dma32 h_normal h_movable _ _ failed <"$hog"
+echo "held: DMA $h_dma DMA32 $h_dma32 Normal $h_normal Movable $h_movable (requested $want, failed $failed)"
+for n in $names; do
+	d=$(delta "$n")
+	[ -z "$d" ] || echo "  $n +$d"
+done
+s1=$(steal)
+
+[ "$failed" -eq 0 ] || fail "expected all $want $req pages, $failed could not be had"
+case $zone in
+DMA32) inzone=$((h_dma + h_dma32)) ;;
+Normal) inzone=$((h_dma + h_dma32 + h_normal)) ;;
+esac
+[ "$inzone" -eq "$want" ] ||
+	fail "expected all $want pages from $zone or below, saw $inzone there (Normal $h_normal, Movable $h_movable)"
+need=$((want - free_before))
+[ $((s1 - s0)) -ge "$need" ] ||
+	fail "expected reclaim to free at least $need pages ($zone lacked them), pgsteal moved by $((s1 - s0))"
+if [ -n "$higher" ] && [ "$(vm pgskip_dma32)" -ge 0 ]; then
+	hz=$(echo "$higher" | tr '[:upper:]' '[:lower:]')
+	skipped=$(delta "pgskip_$hz")
+	[ "$skipped" -gt 0 ] ||
+		fail "expected the node-LRU scan to skip $higher pages (pgskip_$hz > 0) while reclaiming for $zone, saw $skipped"
+fi
+
+# A little from DMA too, where it exists.
+dma=$(zf DMA managed)
+if [ "$zone" = DMA32 ] && [ "${dma:-0}" -gt 0 ]; then
+	echo free >"$hog"
+	w=$((dma / 4))
+	taskset 1 sh -c "echo 'dma $w' >$hog"
+	read -r _ h_dma _ _ _ _ _ failed <"$hog"
+	echo "GFP_DMA: held DMA $h_dma of $w (failed $failed)"
+	if [ "$failed" -ne 0 ] || [ "$h_dma" -ne "$w" ]; then
+		fail "expected $w pages from DMA, saw $h_dma (failed $failed)"
+	fi
+fi
+echo free >"$hog"
+
+echo 3 >/proc/sys/vm/drop_caches
+[ "$(md5sum <"$data")" = "$sum" ] || fail "expected $data to read back with md5 $sum after the pressure, it differs"
+echo 1 >/proc/sys/vm/stat_refresh || fail "vm.stat_refresh failed"
+for n in nr_isolated_anon nr_isolated_file; do
+	v=$(vm "$n")
+	[ "$v" -eq 0 ] || { sleep 1; v=$(vm "$n"); }
+	[ "$v" -eq 0 ] || fail "expected $n 0 at rest, saw $v"
+done
+echo "zone-constrained reclaim for $zone: $want pages had, pgsteal +$((s1 - s0))"
