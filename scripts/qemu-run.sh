@@ -60,7 +60,7 @@ boot_timeout=${BOOT_TIMEOUT:-300}
 budget=$(awk -v b="$boot_timeout" '{ s += $2 + 30 } END { print s + b + 60 }' <<<"$sel")
 host_timeout=${QEMU_TIMEOUT:-$budget}
 
-accel=$(pick_accel)
+accel=$(pick_accel "$bz")
 
 # Disks: swap (as large as RAM) and the scratch ext4 (twice RAM), sparse.
 need_kb=$((mem * 1024 * 3))

@@ -18,7 +18,7 @@
 #define KSFT_FAIL	1
 #define KSFT_SKIP	4
 
-static void __attribute__((format(printf, 1, 2), noreturn))
+static inline void __attribute__((format(printf, 1, 2), noreturn))
 test_fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -32,7 +32,7 @@ test_fail(const char *fmt, ...)
 	exit(KSFT_FAIL);
 }
 
-static void __attribute__((format(printf, 1, 2), noreturn))
+static inline void __attribute__((format(printf, 1, 2), noreturn))
 test_skip(const char *fmt, ...)
 {
 	va_list ap;
