@@ -75,6 +75,12 @@ rm "$stagedir/tests/index.tmp"
 
 install -m 0755 "$TOP/initramfs/init" "$TOP/initramfs/runner" "$stagedir/"
 install -m 0644 "$TOP/initramfs/select.awk" "$stagedir/"
+# Shell helpers the tests source from /lib/nodelru (tests/lib/*.sh).
+mkdir -p "$stagedir/lib"
+for f in "$TOP"/tests/lib/*.sh; do
+	[ -e "$f" ] || continue
+	install -m 0644 "$f" "$stagedir/lib/"
+done
 cp "$busybox" "$stagedir/busybox"
 # gen_init_cpio takes regular files' mtimes from the files themselves.
 find "$stagedir" -exec touch -h -d @0 {} +
@@ -94,6 +100,9 @@ list=$out/cpio.list
 	echo "file /tests/index $stagedir/tests/index 0644 0 0"
 	find "$stagedir/tests" -type f ! -name index | sort | while read -r f; do
 		echo "file /tests/$(basename "$f") $f 0755 0 0"
+	done
+	find "$stagedir/lib" -type f | sort | while read -r f; do
+		echo "file /lib/nodelru/$(basename "$f") $f 0644 0 0"
 	done
 	find "$stagedir/tools" -type f | sort | while read -r f; do
 		echo "file /usr/bin/$(basename "$f") $f 0755 0 0"
