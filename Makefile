@@ -17,7 +17,7 @@ export STEP FLAVOR TOPOS TESTS
 
 .PHONY: help deps pristine tree kernel initramfs run qemu-test check \
 	check-static check-series check-host check-guest harness-selftest \
-	bisect-check export clean
+	bisect-check export bench clean
 
 help:
 	@echo 'node-lru targets:'
@@ -34,6 +34,7 @@ help:
 	@echo '  export            the series as mails for linux-mm in build/outgoing (VERSION=N)'
 	@echo '  bisect-check      every step: build, boot, smoke set; resumable (STEP=N for one)'
 	@echo '  harness-selftest  show that a failing test, a panic and a hang are failures'
+	@echo '  bench             zone end against node end, the cover letter figures (ITER=N, QUICK=1)'
 	@echo '  clean             remove build/ (the ccache stays)'
 	@echo 'variables: STEP=$(STEP) FLAVOR=$(FLAVOR) TOPOS="$(TOPOS)" TESTS=$(TESTS)'
 
@@ -75,6 +76,10 @@ export: deps
 # UMA only unless TOPOS is given: the every-step run is long already.
 bisect-check: deps
 	@TOPOS="$(if $(filter file,$(origin TOPOS)),uma,$(TOPOS))" $(S)/bisect-check.sh
+
+# Not part of check: the full run takes about an hour (QUICK=1: minutes).
+bench: deps
+	@$(S)/bench.sh
 
 harness-selftest: deps
 	@$(S)/harness-selftest.sh

@@ -10,7 +10,7 @@ set -euo pipefail
 
 pkgs=(quilt gcc make bc flex bison libelf-dev libssl-dev libc6-dev
 	qemu-system-x86 busybox-static cpio e2fsprogs xz-utils file
-	ccache shellcheck stress-ng fio bonnie++)
+	ccache shellcheck stress-ng fio bonnie++ python3 gnuplot-nox)
 # Optional: used when present, installed when we can (root), never required.
 #   b4: the round trip through "b4 am" (tests/host/round-trip.sh)
 optional=(b4)

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# make bench: the cover letter's measurements, zone end against node end.
+#
+# Builds both ends with the bench fragment (no debug options), boots each
+# on the same topology and runs the "bench" set (tests/bench-*.sh)
+# alternately: zone, node, zone, node, ... ITER times.  Then, as its own
+# labelled run, the "lockstat" workload on the debug kernels (LOCK_STAT
+# perturbs timing, so it never mixes with the timed runs).  Finally
+# scripts/bench-report.py writes the report.
+#
+# Environment: ITER (default 3, or 1 with QUICK=1), QUICK=1 (smaller sizes
+# and shorter runs: a smoke run of the whole pipeline; the lockstat run
+# then only happens when the debug kernels are built already), TOPO
+# (default uma: DMA32 and Normal on one node), MEM (default 3072).
+#
+# Output: build/bench/<UTC date-time>/ (raw/, data/, plots/, report.md,
+# headline.md, meta/) and the link build/bench/latest.  Exit status
+# non-zero when a kernel did not build or a workload failed: a report is
+# still written from what ran, and says what is missing.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+# The whole script is one block: bash reads all of it before running any,
+# so editing the file during a long run cannot change what the run does.
+{
+
+quick=${QUICK:-0}
+iter=${ITER:-}
+[ -n "$iter" ] || { [ "$quick" = 1 ] && iter=1 || iter=3; }
+case $iter in '' | *[!0-9]* | 0) die "ITER must be a positive number, not '$iter'" ;; esac
+topo=${TOPO:-uma}
+export MEM=${MEM:-3072}
+export QUICK=$quick
+
+t0=$(date +%s)
+stamp=$(date -u +%Y%m%d-%H%M%S)
+out=$BUILD/bench/$stamp
+mkdir -p "$out/raw" "$out/meta"
+ln -sfn "$stamp" "$BUILD/bench/latest"
+status=$out/meta/status
+: >"$status"
+stage "bench: $out (ITER=$iter QUICK=$quick TOPO=$topo MEM=$MEM)"
+
+for end in zone node; do
+	t=$(date +%s)
+	if "$TOP/scripts/kbuild.sh" "$end" bench; then
+		echo "build $end-bench ok $(($(date +%s) - t))" >>"$status"
+	else
+		echo "build $end-bench FAILED $(($(date +%s) - t))" >>"$status"
+	fi
+done
+"$TOP/scripts/initramfs.sh"
+
+failed=0
+for ((i = 1; i <= iter; i++)); do
+	for end in zone node; do
+		kernel=$end-bench
+		grep -q "^build $kernel ok" "$status" || continue
+		name=bench-$kernel-$i
+		t=$(date +%s)
+		rc=0
+		RUN_NAME=$name "$TOP/scripts/qemu-run.sh" "$kernel" "$topo" bench || rc=$?
+		cp "$BUILD/runs/$name/results.ktap" "$out/raw/$end-$i.ktap" 2>/dev/null || true
+		cp "$BUILD/runs/$name/qemu.cmd" "$out/meta/qemu-$end.cmd" 2>/dev/null || true
+		if [ "$rc" = 0 ]; then
+			echo "run $end $i ok $(($(date +%s) - t))" >>"$status"
+		else
+			echo "run $end $i FAILED $(($(date +%s) - t)) $BUILD/runs/$name" >>"$status"
+			failed=1
+		fi
+	done
+done
+
+# Lock contention: a separate run on the LOCK_STAT (debug) kernels.
+for end in zone node; do
+	kernel=$end-debug
+	if [ "$quick" = 1 ] && [ ! -f "$BUILD/k/$kernel/obj/arch/x86/boot/bzImage" ]; then
+		echo "lockstat $end skipped (QUICK=1 and $kernel is not built; make qemu-test builds it)" >>"$status"
+		continue
+	fi
+	if ! "$TOP/scripts/kbuild.sh" "$end" debug; then
+		echo "lockstat $end FAILED (build)" >>"$status"
+		failed=1
+		continue
+	fi
+	name=bench-lockstat-$end
+	rc=0
+	RUN_NAME=$name "$TOP/scripts/qemu-run.sh" "$kernel" "$topo" lockstat || rc=$?
+	cp "$BUILD/runs/$name/results.ktap" "$out/raw/lockstat-$end.ktap" 2>/dev/null || true
+	if [ "$rc" = 0 ]; then
+		echo "lockstat $end ok" >>"$status"
+	else
+		echo "lockstat $end FAILED $BUILD/runs/$name" >>"$status"
+		failed=1
+	fi
+done
+
+# Metadata: what was measured, on what.
+{
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "commit: $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "base: $(cat "$TOP/BASE")"
+	echo "series: $(series_count) patches, sha256 $(cat "$SERIES" "$PATCHES"/*.patch | sha256sum | cut -c1-16)"
+	echo "guest: $topo, ${MEM} MiB, ${SMP:-2} vCPUs, $(pick_accel "$BUILD/k/zone-bench/obj/arch/x86/boot/bzImage" 2>/dev/null)"
+	echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+	echo "qemu: $(qemu-system-x86_64 --version | head -n 1)"
+	echo "iterations: $iter (quick=$quick)"
+	echo "elapsed: $(($(date +%s) - t0)) s"
+} >"$out/meta/info"
+for end in zone node; do
+	cp "$BUILD/k/$end-bench/config" "$out/meta/config-$end-bench" 2>/dev/null || true
+done
+cp "$TOP/configs/qemu.config" "$TOP/configs/bench.config" "$out/meta/"
+
+stage "report"
+python3 "$TOP/scripts/bench-report.py" "$out" || die "bench-report.py failed" "raw data: $out/raw"
+msg time "$(($(date +%s) - t0)) s in all"
+msg report "$out/report.md"
+if [ "$failed" = 1 ] || grep -q FAILED "$status"; then
+	grep FAILED "$status" | sed 's/^/  /' >&2
+	die "some bench runs failed; the report covers what ran"
+fi
+exit 0
+}
