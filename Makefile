@@ -69,6 +69,7 @@ check-host: deps
 	@tests/host/broken-series.sh
 	@tests/host/check-series.sh
 	@tests/host/round-trip.sh
+	@tests/host/bench-report.sh
 
 export: deps
 	@$(S)/export.sh

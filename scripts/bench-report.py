@@ -368,7 +368,7 @@ plot 'data/alloc-share.tsv' using 2:xtic(1) title 'DMA', '' using 3 title 'DMA32
                                             "mmap latency p99 (us)",
                                             "mmap latency max (us)")]
     bm = {e: best_means(d.raw[e]) for e in ENDS}
-    md.append("\nBest-N% means over all samples of all iterations "
+    md.append("\nBest-N%% means over all samples of all iterations "
               "(zone: %d samples, node: %d):\n" % (len(d.raw["zone"]),
                                                    len(d.raw["node"])))
     md.append("| figure (us) | zone end | node end | node/zone |\n|---|---|---|---|")
