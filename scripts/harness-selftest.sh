@@ -2,7 +2,8 @@
 # Show that the harness reports what goes wrong in a guest as a failure:
 #   - a test that fails is FAIL, and the run exits non-zero;
 #   - a kernel panic (sysrq-c) is FAIL with PANIC;
-#   - a guest that never finishes is FAIL with TIMEOUT.
+#   - a guest that never finishes is FAIL with TIMEOUT;
+#   - each failed run leaves a report.txt whose title names the cause.
 # Uses the node end's debug kernel.  Writes build/runs/harness.outcomes,
 # PASS/FAIL a line for each expectation, for scripts/verdict.sh.
 set -euo pipefail
@@ -29,6 +30,7 @@ RUN_NAME=selftest "$TOP/scripts/qemu-run.sh" node-debug uma selftest || rc=$?
 r=$BUILD/runs/selftest/outcomes
 expect fail-reported "$r" '^FAIL node-debug/uma/selftest-fail '
 expect panic-reported "$r" '^FAIL node-debug/uma/selftest-panic PANIC'
+expect panic-report-title "$BUILD/runs/selftest/report.txt" '^TITLE: kernel panic: sysrq triggered crash'
 if [ "$rc" -ne 0 ]; then
 	echo "PASS harness/nonzero-exit" >>"$out"
 else
@@ -39,5 +41,6 @@ rc=0
 RUN_NAME=selftest-hang QEMU_TIMEOUT=${HANG_TIMEOUT:-120} \
 	"$TOP/scripts/qemu-run.sh" node-debug uma selftest-hang || rc=$?
 expect hang-reported "$BUILD/runs/selftest-hang/outcomes" '^FAIL node-debug/uma/selftest-hang TIMEOUT'
+expect hang-report-title "$BUILD/runs/selftest-hang/report.txt" '^TITLE: test failure: node-debug/uma/selftest-hang TIMEOUT'
 cat "$out"
 ! grep -q '^FAIL ' "$out"
