@@ -74,6 +74,10 @@ sort "$stagedir/tests/index.tmp" | cut -d' ' -f2- >"$stagedir/tests/index"
 rm "$stagedir/tests/index.tmp"
 
 install -m 0755 "$TOP/initramfs/init" "$TOP/initramfs/runner" "$stagedir/"
+# root in /etc/passwd and /etc/group: tools look their user up by name
+# (bonnie++ -u root).
+printf 'root:x:0:0:root:/root:/bin/sh\n' >"$stagedir/passwd"
+printf 'root:x:0:\n' >"$stagedir/group"
 install -m 0644 "$TOP/initramfs/select.awk" "$stagedir/"
 # Shell helpers the tests source from /lib/nodelru (tests/lib/*.sh).
 mkdir -p "$stagedir/lib"
@@ -95,6 +99,8 @@ list=$out/cpio.list
 	echo "file /bin/busybox $stagedir/busybox 0755 0 0"
 	echo "slink /bin/sh /bin/busybox 0777 0 0"
 	echo "file /init $stagedir/init 0755 0 0"
+	echo "file /etc/passwd $stagedir/passwd 0644 0 0"
+	echo "file /etc/group $stagedir/group 0644 0 0"
 	echo "file /lib/nodelru/runner $stagedir/runner 0755 0 0"
 	echo "file /lib/nodelru/select.awk $stagedir/select.awk 0644 0 0"
 	echo "file /tests/index $stagedir/tests/index 0644 0 0"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck shell=sh
-# nodelru: sets=full timeout=420 topo=all order=60
+# nodelru: sets=smoke,full timeout=420 topo=all order=60
 #
 # Zone-constrained reclaim: with every zone full of clean page cache, a
 # kernel module (nodelru_hog) allocates and holds pages that may only come
