@@ -70,7 +70,7 @@ static long check_page(const uint64_t *p, uint64_t seed, uint64_t page)
 
 static int run_hog(size_t kb, double end)
 {
-	size_t pages = kb / 4, i, passes = 0;
+	size_t pages = kb / 4, i, passes = 0, verified = 0;
 	uint64_t *mem = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	long bad;
@@ -83,22 +83,26 @@ static int run_hog(size_t kb, double end)
 		fill_page(mem + i * WORDS, HOG_SEED, i);
 	if (injected("stutter-corrupt"))
 		mem[(pages / 2) * WORDS + 7] ^= 1;
-	do {
-		for (i = 0; i < pages; i++) {
-			bad = check_page(mem + i * WORDS, HOG_SEED, i);
-			if (bad >= 0) {
-				printf("anon hog: page %zu word %ld: expected %#llx, saw %#llx (pass %zu)\n",
-				       i, bad,
-				       (unsigned long long)pattern(HOG_SEED, i, bad),
-				       (unsigned long long)mem[i * WORDS + bad],
-				       passes);
-				return 1;
-			}
+	/* Verify until the time is up, stopping mid-pass if need be. */
+	for (i = 0; now() < end; i++) {
+		if (i == pages) {
+			i = 0;
+			passes++;
 		}
-		passes++;
-	} while (now() < end);
-	printf("stutter-hog %zu KiB verified %zu times\n", kb, passes);
-	return 0;
+		bad = check_page(mem + i * WORDS, HOG_SEED, i);
+		if (bad >= 0) {
+			printf("anon hog: page %zu word %ld: expected %#llx, saw %#llx (pass %zu)\n",
+			       i, bad,
+			       (unsigned long long)pattern(HOG_SEED, i, bad),
+			       (unsigned long long)mem[i * WORDS + bad],
+			       passes);
+			return 1;
+		}
+		verified++;
+	}
+	printf("stutter-hog %zu KiB: %zu page checks (%zu full passes)\n",
+	       kb, verified, passes);
+	return verified ? 0 : 1;
 }
 
 static int write_source(const char *path, size_t kb)
@@ -121,8 +125,13 @@ static int write_source(const char *path, size_t kb)
 	return close(fd);
 }
 
-/* Copy src to dst; with check, verify what was copied.  0 when good. */
-static int copy_file(const char *src, const char *dst, size_t kb)
+/*
+ * Copy src to dst until done or the time is up, then verify what was
+ * copied (from page cache or, where evicted, from the disk).  Returns -1
+ * on an I/O error, 1 on a mismatch, 0 when good; *copied gets the bytes.
+ */
+static int copy_file(const char *src, const char *dst, double end,
+		     size_t *copied)
 {
 	uint64_t *buf = malloc(CHUNK);
 	int in = open(src, O_RDONLY);
@@ -132,19 +141,17 @@ static int copy_file(const char *src, const char *dst, size_t kb)
 
 	if (in < 0 || out < 0 || !buf)
 		return -1;
-	while ((n = read(in, buf, CHUNK)) > 0) {
+	while (now() < end && (n = read(in, buf, CHUNK)) > 0) {
 		if (write(out, buf, n) != n)
 			return -1;
 		done += n;
 	}
 	close(in);
 	close(out);
-	if (done != kb * 1024)
-		return -1;
-	/* Read the copy back: from page cache or, if evicted, the disk. */
+	*copied = done;
 	in = open(dst, O_RDONLY);
 	done = 0;
-	while ((n = read(in, buf, CHUNK)) > 0) {
+	while (done < *copied && (n = read(in, buf, CHUNK)) > 0) {
 		for (p = 0; p < (size_t)n / PAGE; p++) {
 			long bad = check_page(buf + p * WORDS, FILE_SEED,
 					      done / PAGE + p);
@@ -159,26 +166,29 @@ static int copy_file(const char *src, const char *dst, size_t kb)
 	}
 	close(in);
 	free(buf);
-	return 0;
+	return done == *copied ? 0 : -1;
 }
 
 static int run_copier(const char *dir, size_t kb, double end)
 {
 	char src[256], dst[256];
-	size_t copies = 0;
+	size_t copies = 0, copied, total = 0;
 
 	snprintf(src, sizeof(src), "%s/stutter.src", dir);
 	snprintf(dst, sizeof(dst), "%s/stutter.dst", dir);
 	do {
-		if (copy_file(src, dst, kb)) {
+		if (copy_file(src, dst, end, &copied)) {
 			printf("file copier: copy %zu failed or differs\n", copies);
 			return 1;
 		}
-		copies++;
+		total += copied;
+		if (copied == kb * 1024)
+			copies++;
 	} while (now() < end);
 	unlink(dst);
-	printf("stutter-copies %zu of %zu KiB verified\n", copies, kb);
-	return 0;
+	printf("stutter-copies %zu KiB copied and verified (%zu whole copies of %zu KiB)\n",
+	       total / 1024, copies, kb);
+	return total ? 0 : 1;
 }
 
 static int cmp_double(const void *a, const void *b)
