@@ -21,8 +21,9 @@ f=/mnt/scratch/bench-lockstat.sparse
 truncate -s "$((kb * 1024 * 5 / 4))" "$f"
 echo 0 >/proc/lock_stat
 bench_begin lockstat
-end=$(($(date +%s) + secs))
-reader() { while [ "$(date +%s)" -lt "$end" ]; do cat "$f" >/dev/null; done; }
+# Readers stop when the time is up, even in the middle of a file.
+# shellcheck disable=SC2016 # $0 expands in the inner shell
+reader() { timeout -s KILL "$secs" sh -c 'while :; do cat "$0" >/dev/null; done' "$f" || true; }
 reader &
 r1=$!
 reader &
