@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nodelru: sets=full timeout=240 topo=all order=60
+ *
+ * cgroup v1 memory soft limits steer global reclaim.  The memory
+ * controller is bound to a v1 hierarchy on /mnt/v1 (possible while cgroup
+ * v2 does not use it: this test runs before the v2 memcg tests, and takes
+ * +memory away from the v2 root first if it is there).  Groups A and B
+ * each write S = 192 MiB (MemTotal/16 on a small guest) of page cache on
+ * the scratch disk; A's memory.soft_limit_in_bytes is S/8 and B's 3S/4,
+ * so A is 7S/8 over its soft limit and B S/4.  B writes first, so plain
+ * LRU order would take from B rather than A.  Then a child in the root
+ * group touches MemFree + S of anon: global reclaim (kswapd and direct)
+ * runs soft limit reclaim on the group with the largest excess first.
+ * Pass: A loses more than B, and at least S/8 (reclaim did reach the
+ * groups).  Usage before and after of both is printed.  If the kernel
+ * refuses the v1 mount the test skips and says why.  At the end the v1
+ * hierarchy is emptied and unmounted so the controller returns to v2,
+ * then the accounting checks: vm.stat_refresh succeeds, nr_isolated_* = 0.
+ *
+ * Fault: INJECT=soft-swap swaps the two soft limits; the comparison must
+ * fail.
+ */
+#include <sys/mount.h>
+
+#include "lib/nodelru.h"
+
+#define V1		"/mnt/v1"
+#define G_A		V1 "/nodelru-a"
+#define G_B		V1 "/nodelru-b"
+#define SCRATCH		"/mnt/scratch"
+
+static void fill_cache(const char *cg, const char *path, size_t size)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		test_fail("fork failed: %s", strerror(errno));
+	if (!pid) {
+		size_t chunk = 1 << 20, off;
+		char *buf = malloc(chunk);
+		int fd;
+
+		cg_enter(cg);
+		if (!buf)
+			_exit(2);
+		memset(buf, 0xa5, chunk);
+		fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+		if (fd < 0)
+			_exit(3);
+		for (off = 0; off < size; off += chunk)
+			if (write(fd, buf, chunk) != (ssize_t)chunk)
+				_exit(4);
+		if (fsync(fd) || close(fd))
+			_exit(5);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		test_fail("writing %zu MiB to %s from %s: expected exit 0, saw status 0x%x",
+			  size >> 20, path, cg, status);
+}
+
+static void cleanup(void)
+{
+	unlink(SCRATCH "/soft-a.dat");
+	unlink(SCRATCH "/soft-b.dat");
+	/* Reclaim what the groups still hold, so they can go away. */
+	try_write_file(G_A "/memory.force_empty", "0");
+	try_write_file(G_B "/memory.force_empty", "0");
+	cg_remove(G_A);
+	cg_remove(G_B);
+	if (umount(V1))
+		note("# warning: umount %s: %s", V1, strerror(errno));
+	if (!memcg_on_v2(15))
+		note("# warning: the memory controller did not return to cgroup v2 within 15 s");
+}
+
+int main(void)
+{
+	long long mem_kb = meminfo_kb("MemTotal:");
+	long long swap_kb = meminfo_kb("SwapTotal:");
+	long long a0, b0, a1, b1, al, bl, soft_a, soft_b, kills0;
+	char buf[256];
+	size_t s, pressure;
+	double took;
+	int i, err = 0, mounted = 0;
+
+	secs();
+	kills0 = vmstat("oom_kill");
+	if (access(SCRATCH "/lost+found", F_OK))
+		test_skip("no scratch ext4 disk mounted on %s", SCRATCH);
+	if (swap_kb < 256 * 1024)
+		test_skip("needs 256 MiB of swap, SwapTotal is %lld kB", swap_kb);
+	s = (size_t)mem_kb * 1024 / 16;
+	if (s > 192 << 20)
+		s = 192 << 20;
+	s &= ~((size_t)(1 << 20) - 1);
+
+	/* The controller must not be in use on cgroup v2. */
+	if (!read_line("/sys/fs/cgroup/cgroup.subtree_control", buf,
+		       sizeof(buf)) && strstr(buf, "memory")) {
+		err = try_write_file("/sys/fs/cgroup/cgroup.subtree_control",
+				     "-memory");
+		if (err)
+			test_skip("cgroup v2 uses the memory controller and '-memory' was refused (%s)",
+				  strerror(err));
+		note("took +memory away from the cgroup v2 root");
+	}
+	if (mkdir(V1, 0755) && errno != EEXIST)
+		test_fail("mkdir %s: %s", V1, strerror(errno));
+	/* Dying v2 memcgs (page cache still charged) hold it for a while. */
+	for (i = 0; i < 10; i++) {
+		if (!mount("none", V1, "cgroup", 0, "memory")) {
+			mounted = 1;
+			break;
+		}
+		err = errno;
+		if (err != EBUSY)
+			break;
+		drop_caches();
+		sleep(1);
+	}
+	if (!mounted)
+		test_skip("mount -t cgroup -o memory none %s was refused: %s (tried %d times)",
+			  V1, strerror(err), i + (i < 10));
+	if (access(V1 "/memory.soft_limit_in_bytes", F_OK)) {
+		umount(V1);
+		test_skip("the v1 memory hierarchy on %s has no memory.soft_limit_in_bytes",
+			  V1);
+	}
+	note("memory controller mounted on cgroup v1 at %s", V1);
+	if ((mkdir(G_A, 0755) && errno != EEXIST) ||
+	    (mkdir(G_B, 0755) && errno != EEXIST))
+		test_fail("mkdir of the v1 groups failed: %s", strerror(errno));
+
+	soft_a = s / 8;
+	soft_b = s * 3 / 4;
+	if (injected("soft-swap")) {
+		long long t = soft_a;
+
+		soft_a = soft_b;
+		soft_b = t;
+	}
+	cg_write_ll(G_A, "memory.soft_limit_in_bytes", soft_a);
+	cg_write_ll(G_B, "memory.soft_limit_in_bytes", soft_b);
+	note("S %zu MiB of page cache each; soft limits: A %lld MiB, B %lld MiB",
+	     s >> 20, soft_a >> 20, soft_b >> 20);
+
+	fill_cache(G_B, SCRATCH "/soft-b.dat", s);
+	fill_cache(G_A, SCRATCH "/soft-a.dat", s);
+	a0 = cg_read(G_A, "memory.usage_in_bytes");
+	b0 = cg_read(G_B, "memory.usage_in_bytes");
+	note("%.1fs: before: A %lld kB (%lld kB over its soft limit), B %lld kB (%lld kB over)",
+	     secs(), a0 >> 10, (a0 - soft_a) >> 10, b0 >> 10,
+	     (b0 - soft_b) >> 10);
+
+	pressure = meminfo_kb("MemFree:") * 1024 + s;
+	took = global_pressure(pressure);
+	a1 = cg_read(G_A, "memory.usage_in_bytes");
+	b1 = cg_read(G_B, "memory.usage_in_bytes");
+	al = a0 - a1;
+	bl = b0 - b1;
+	note("%.1fs: global pressure of %zu MiB took %.1fs", secs(),
+	     pressure >> 20, took);
+	note("after: A %lld kB (lost %lld kB), B %lld kB (lost %lld kB)",
+	     a1 >> 10, al >> 10, b1 >> 10, bl >> 10);
+	cleanup();
+	if (vmstat("oom_kill") != kills0)
+		test_fail("expected no OOM kill, saw oom_kill +%lld",
+			  vmstat("oom_kill") - kills0);
+	if (al < (long long)s / 8)
+		test_fail("expected global reclaim to take at least %zu kB from A, saw %lld kB",
+			  s / 8 >> 10, al >> 10);
+	if (al <= bl)
+		test_fail("expected A (further over its soft limit) to lose more than B (%lld kB), saw %lld kB",
+			  bl >> 10, al >> 10);
+	final_accounting();
+	note("ok: the group further over its soft limit lost %lld kB, the other %lld kB",
+	     al >> 10, bl >> 10);
+	return KSFT_PASS;
+}
