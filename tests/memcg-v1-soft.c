@@ -6,11 +6,11 @@
  * controller is bound to a v1 hierarchy on /mnt/v1 (possible while cgroup
  * v2 does not use it: this test runs before the v2 memcg tests, and takes
  * +memory away from the v2 root first if it is there).  Groups A and B
- * each write S = 192 MiB (MemTotal/16 on a small guest) of page cache on
- * the scratch disk; A's memory.soft_limit_in_bytes is S/8 and B's 3S/4,
- * so A is 7S/8 over its soft limit and B S/4.  B writes first, so plain
+ * each read S = 192 MiB (MemTotal/16 on a small guest) of page cache (a
+ * sparse file on the scratch disk: clean cache without disk I/O); A's memory.soft_limit_in_bytes is S/8 and B's 3S/4,
+ * so A is 7S/8 over its soft limit and B S/4.  B reads first, so plain
  * LRU order would take from B rather than A.  Then a child in the root
- * group touches MemFree + S of anon: global reclaim (kswapd and direct)
+ * group touches MemFree + S/2 of anon: global reclaim (kswapd and direct)
  * runs soft limit reclaim on the group with the largest excess first.
  * Pass: A loses more than B, and at least S/8 (reclaim did reach the
  * groups).  Usage before and after of both is printed.  If the kernel
@@ -40,43 +40,76 @@ static void fill_cache(const char *cg, const char *path, size_t size)
 	if (pid < 0)
 		test_fail("fork failed: %s", strerror(errno));
 	if (!pid) {
-		size_t chunk = 1 << 20, off;
-		char *buf = malloc(chunk);
-		int fd;
-
 		cg_enter(cg);
-		if (!buf)
-			_exit(2);
-		memset(buf, 0xa5, chunk);
-		fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
-		if (fd < 0)
-			_exit(3);
-		for (off = 0; off < size; off += chunk)
-			if (write(fd, buf, chunk) != (ssize_t)chunk)
-				_exit(4);
-		if (fsync(fd) || close(fd))
-			_exit(5);
+		sparse_cache(path, size);
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
-		test_fail("writing %zu MiB to %s from %s: expected exit 0, saw status 0x%x",
+		test_fail("reading %zu MiB of %s from %s: expected exit 0, saw status 0x%x",
 			  size >> 20, path, cg, status);
 }
 
+/* num_cgroups of the memory line in /proc/cgroups: groups not yet freed. */
+static int memory_cgroups(void)
+{
+	char line[256], name[32];
+	int h, n, e;
+	FILE *f = fopen("/proc/cgroups", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%31s %d %d %d", name, &h, &n, &e) == 4 &&
+		    !strcmp(name, "memory")) {
+			fclose(f);
+			return n;
+		}
+	fclose(f);
+	return -1;
+}
+
+/*
+ * Empty the v1 hierarchy and unmount it so that the controller goes back
+ * to cgroup v2.  A hierarchy is only released at umount when its root
+ * has no children left, and a removed memcg stays (dying) while any page
+ * is charged to it, e.g. block device pages of ext4 metadata its writes
+ * brought in.  So: reclaim the groups (force_empty), remove them, and
+ * drop caches until /proc/cgroups counts the root alone, then unmount.
+ */
 static void cleanup(void)
 {
+	int i, n = -1;
+
 	unlink(SCRATCH "/soft-a.dat");
 	unlink(SCRATCH "/soft-b.dat");
-	/* Reclaim what the groups still hold, so they can go away. */
+	sync();
 	try_write_file(G_A "/memory.force_empty", "0");
 	try_write_file(G_B "/memory.force_empty", "0");
 	cg_remove(G_A);
 	cg_remove(G_B);
-	if (umount(V1))
-		note("# warning: umount %s: %s", V1, strerror(errno));
-	if (!memcg_on_v2(15))
-		note("# warning: the memory controller did not return to cgroup v2 within 15 s");
+	for (i = 0; i < 30; i++) {
+		n = memory_cgroups();
+		if (n <= 1)
+			break;
+		drop_caches();
+		usleep(500000);
+	}
+	if (n > 1)
+		note("# warning: %d memory cgroups still counted in /proc/cgroups after 15 s",
+		     n);
+	for (i = 0; i < 2; i++) {
+		if (umount(V1))
+			note("# warning: umount %s: %s", V1, strerror(errno));
+		if (memcg_on_v2(5))
+			return;
+		/* Mount the lingering hierarchy again and let it go again. */
+		drop_caches();
+		if (mount("none", V1, "cgroup", 0, "memory"))
+			break;
+	}
+	note("# warning: the memory controller did not return to cgroup v2 (/proc/cgroups: %d memory cgroups)",
+	     memory_cgroups());
 }
 
 int main(void)
@@ -158,7 +191,7 @@ int main(void)
 	     secs(), a0 >> 10, (a0 - soft_a) >> 10, b0 >> 10,
 	     (b0 - soft_b) >> 10);
 
-	pressure = meminfo_kb("MemFree:") * 1024 + s;
+	pressure = meminfo_kb("MemFree:") * 1024 + s / 2;
 	took = global_pressure(pressure);
 	a1 = cg_read(G_A, "memory.usage_in_bytes");
 	b1 = cg_read(G_B, "memory.usage_in_bytes");

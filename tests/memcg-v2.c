@@ -21,8 +21,9 @@
  *       L: between L/2 and L*5/4 (high is a throttle, reclaimed on the
  *       way back to user space, not a hard limit); data intact.
  *   (c) memory.low: siblings P (memory.low = 2S) and U (no protection)
- *       each write S = 2L of page cache; then a child in the root group
- *       touches MemFree + 3S/2 of anon.  Pass: P keeps at least 3/4 of
+ *       each read S = 2L of page cache (a sparse file: clean cache
+ *       without disk I/O); then a child in the root group touches
+ *       MemFree + S/2 of anon.  Pass: P keeps at least 3/4 of
  *       its usage, U loses more than P and at least S/4.
  *   (d) a group with L/2 anon and L/2 page cache, after a settle of 3 s
  *       (the memcg statistics are flushed every 2 s): the N<nid>= values
@@ -146,27 +147,6 @@ static uint64_t *map_anon(size_t size)
 	return p;
 }
 
-/* A file of SIZE bytes of page cache, content not checked. */
-static void write_plain_file(const char *path, size_t size)
-{
-	size_t chunk = 1 << 20, off;
-	char *buf = malloc(chunk);
-	int fd;
-
-	if (!buf)
-		test_fail("malloc failed");
-	memset(buf, 0x5a, chunk);
-	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
-	if (fd < 0)
-		test_fail("cannot create %s: %s", path, strerror(errno));
-	for (off = 0; off < size; off += chunk)
-		if (write(fd, buf, chunk) != (ssize_t)chunk)
-			test_fail("short write to %s: %s", path, strerror(errno));
-	if (fsync(fd) || close(fd))
-		test_fail("fsync/close of %s failed: %s", path, strerror(errno));
-	free(buf);
-}
-
 /* (a) */
 struct max_arg {
 	size_t anon, file;
@@ -285,49 +265,43 @@ static void test_high(long long high)
 }
 
 /* (c) */
+struct cache_arg {
+	const char *path;
+	size_t size;
+};
+
 static void cache_child(int go, int ready, void *v)
 {
-	const char *path = v;
-	struct stat st;
+	struct cache_arg *a = v;
 
 	(void)go;
 	(void)ready;
-	if (stat(path, &st))
-		test_fail("stat %s: %s", path, strerror(errno));
-	write_plain_file(path, st.st_size);
-}
-
-static void prepare_file(const char *path, size_t size)
-{
-	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
-
-	if (fd < 0 || ftruncate(fd, size) || close(fd))
-		test_fail("cannot create %s: %s", path, strerror(errno));
+	sparse_cache(a->path, a->size);
 }
 
 static void test_low(size_t s)
 {
+	struct cache_arg pa = { SCRATCH "/memcg-low-p.dat", s };
+	struct cache_arg ua = { SCRATCH "/memcg-low-u.dat", s };
 	long long p0, u0, p1, u1, pl, ul;
 	size_t pressure;
 	struct child c;
 	double took;
 
-	note("(c) memory.low: P (low %zu MiB) and U (no low) each write %zu MiB of page cache, then global pressure",
+	note("(c) memory.low: P (low %zu MiB) and U (no low) each read %zu MiB of page cache, then global pressure",
 	     2 * s >> 20, s >> 20);
 	if ((mkdir(G_LOWP, 0755) && errno != EEXIST) ||
 	    (mkdir(G_LOWU, 0755) && errno != EEXIST))
 		test_fail("mkdir of the memory.low groups failed: %s",
 			  strerror(errno));
 	cg_write_ll(G_LOWP, "memory.low", 2 * s);
-	prepare_file(SCRATCH "/memcg-low-p.dat", s);
-	prepare_file(SCRATCH "/memcg-low-u.dat", s);
-	c = spawn(G_LOWU, cache_child, SCRATCH "/memcg-low-u.dat");
+	c = spawn(G_LOWU, cache_child, &ua);
 	reap(&c, "(c) page cache of U");
-	c = spawn(G_LOWP, cache_child, SCRATCH "/memcg-low-p.dat");
+	c = spawn(G_LOWP, cache_child, &pa);
 	reap(&c, "(c) page cache of P");
 	p0 = cg_read(G_LOWP, "memory.current");
 	u0 = cg_read(G_LOWU, "memory.current");
-	pressure = meminfo_kb("MemFree:") * 1024 + s + s / 2;
+	pressure = meminfo_kb("MemFree:") * 1024 + s / 2;
 	took = global_pressure(pressure);
 	p1 = cg_read(G_LOWP, "memory.current");
 	u1 = cg_read(G_LOWU, "memory.current");
@@ -359,7 +333,7 @@ static void numa_child(int go, int ready, void *v)
 	size_t size = *(size_t *)v;
 	char *p;
 
-	write_plain_file(SCRATCH "/memcg-numa.dat", size);
+	sparse_cache(SCRATCH "/memcg-numa.dat", size);
 	p = (char *)map_anon(size);
 	memset(p, 0x3c, size);
 	child_ready(ready);

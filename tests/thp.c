@@ -32,6 +32,7 @@
 
 #define SEED		0x7468707465737431ULL
 #define THP_ENABLED	"/sys/kernel/mm/transparent_hugepage/enabled"
+#define THP_DEFRAG	"/sys/kernel/mm/transparent_hugepage/defrag"
 #define TMPFS		"/mnt/thp-tmpfs"
 #define TFILE		TMPFS "/data"
 #define CGROOT		"/sys/fs/cgroup"
@@ -41,7 +42,7 @@
 
 static size_t page_size;
 static pid_t main_pid;
-static char old_mode[32];
+static char old_mode[32], old_defrag[32];
 
 /* On any exit of the test itself: THP mode back, tmpfs away. */
 static void restore(void)
@@ -52,6 +53,20 @@ static void restore(void)
 	umount(TMPFS);
 	if (old_mode[0])
 		try_write_file(THP_ENABLED, old_mode);
+	if (old_defrag[0])
+		try_write_file(THP_DEFRAG, old_defrag);
+}
+
+/* The bracketed word of "always [madvise] never". */
+static void thp_mode(const char *path, char *mode)
+{
+	char line[128], *b;
+
+	if (read_line(path, line, sizeof(line)))
+		test_skip("no %s (CONFIG_TRANSPARENT_HUGEPAGE off)", path);
+	b = strchr(line, '[');
+	if (!b || sscanf(b + 1, "%31[^]]", mode) != 1)
+		test_fail("cannot parse %s: '%s'", path, line);
 }
 
 static const char * const counters[] = {
@@ -158,7 +173,7 @@ int main(void)
 	long long before[NR_COUNTERS], delta[NR_COUNTERS], kills0;
 	long long ahp, shp, ahp1, shp1, cur;
 	int down[2], up[2], status, memcg, err;
-	char old[128], c;
+	char c;
 	size_t i;
 	pid_t pid;
 	uint64_t *fresh;
@@ -166,19 +181,21 @@ int main(void)
 	page_size = sysconf(_SC_PAGESIZE);
 	secs();
 	kills0 = vmstat("oom_kill");
-	if (read_line(THP_ENABLED, old, sizeof(old)))
-		test_skip("no %s (CONFIG_TRANSPARENT_HUGEPAGE off)", THP_ENABLED);
 	if (meminfo_kb("SwapTotal:") < 256 * 1024)
 		test_skip("needs 256 MiB of swap");
 	if (meminfo_kb("MemAvailable:") * 1024 < 8 * (long long)SIZE)
 		test_skip("needs MemAvailable of %lu MiB", 8 * SIZE >> 20);
-	/* "always [madvise] never": the bracketed word is the mode. */
-	if (sscanf(strchr(old, '[') ? strchr(old, '[') + 1 : old, "%31[^]]",
-		   old_mode) != 1)
-		test_fail("cannot parse %s: '%s'", THP_ENABLED, old);
 	main_pid = getpid();
+	thp_mode(THP_ENABLED, old_mode);
+	thp_mode(THP_DEFRAG, old_defrag);
 	atexit(restore);
 	write_file(THP_ENABLED, "madvise");
+	/*
+	 * Huge tmpfs allocates without a VMA: only defrag=always lets it
+	 * compact.  And compact first, so that the fills find huge pages.
+	 */
+	write_file(THP_DEFRAG, "always");
+	write_file("/proc/sys/vm/compact_memory", "1");
 	if (mkdir(TMPFS, 0755) && errno != EEXIST)
 		test_fail("mkdir %s: %s", TMPFS, strerror(errno));
 	if (mount("none", TMPFS, "tmpfs", 0, "huge=always,size=96m"))
@@ -188,8 +205,8 @@ int main(void)
 	memcg = memcg_on_v2(10) &&
 		!try_write_file(CGROOT "/cgroup.subtree_control", "+memory") &&
 		(!mkdir(G_THP, 0755) || errno == EEXIST);
-	note("THP enabled was '%s', now madvise; A %lu MiB anon THP, T %lu MiB huge tmpfs; pressure by %s",
-	     old_mode, SIZE >> 20, SIZE >> 20,
+	note("THP enabled was '%s', now madvise; defrag was '%s', now always; A %lu MiB anon THP, T %lu MiB huge tmpfs; pressure by %s",
+	     old_mode, old_defrag, SIZE >> 20, SIZE >> 20,
 	     memcg ? "memory.max of the group" : "global allocation");
 	for (i = 0; i < NR_COUNTERS; i++)
 		before[i] = vmstat(counters[i]);
@@ -289,6 +306,7 @@ int main(void)
 	     vmstat("thp_fault_fallback") - before[1]);
 	munmap(fresh, SIZE);
 	write_file(THP_ENABLED, old_mode);
+	write_file(THP_DEFRAG, old_defrag);
 	if (vmstat("oom_kill") != kills0)
 		test_fail("expected no OOM kill, saw oom_kill +%lld",
 			  vmstat("oom_kill") - kills0);

@@ -64,18 +64,21 @@ note(const char *fmt, ...)
 	fflush(stdout);
 }
 
-/* Value of "name value" in a file such as /proc/vmstat; -1 if absent. */
+/*
+ * Value of "name value" in a file such as /proc/vmstat or smaps_rollup
+ * (lines that do not have this shape are passed over); -1 if absent.
+ */
 static inline long long file_counter(const char *path, const char *name)
 {
-	char key[128];
-	long long val;
+	char line[512], key[128];
+	long long val, ret = -1;
 	FILE *f = fopen(path, "r");
-	long long ret = -1;
 
 	if (!f)
 		test_fail("cannot open %s: %s", path, strerror(errno));
-	while (fscanf(f, "%127s %lld%*[^\n]", key, &val) == 2) {
-		if (!strcmp(key, name)) {
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %lld", key, &val) == 2 &&
+		    !strcmp(key, name)) {
 			ret = val;
 			break;
 		}
@@ -278,26 +281,37 @@ static inline void drop_caches(void)
 /*
  * Global pressure: a child in the caller's cgroup touches BYTES of anon
  * memory, one write a page, and exits.  Returns the seconds it took.
+ * Under TCG a base page fault of a debug kernel costs some 35 us, so all
+ * but the last 256 MiB of what is free is taken in huge pages (which do
+ * not need reclaim yet); the rest, which makes reclaim run, in base pages,
+ * so that reclaim is driven by order-0 allocations (a huge page fault
+ * under pressure compacts and reclaims far more than it needs).
  */
 static inline double global_pressure(size_t bytes)
 {
 	double t0 = secs();
-	size_t page = sysconf(_SC_PAGESIZE);
+	size_t page = sysconf(_SC_PAGESIZE), hp = 2UL << 20;
+	long long free_b = meminfo_kb("MemFree:") * 1024 - (256LL << 20);
+	size_t huge = free_b > 0 ? (size_t)free_b & ~(hp - 1) : 0;
 	int status;
 	pid_t pid;
 
+	if (huge > bytes)
+		huge = bytes & ~(hp - 1);
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
 		test_fail("fork failed: %s", strerror(errno));
 	if (!pid) {
-		char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		char *p = mmap(NULL, bytes + hp, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		size_t off;
 
 		if (p == MAP_FAILED)
 			_exit(2);
-		madvise(p, bytes, MADV_NOHUGEPAGE);
+		p = (char *)(((uintptr_t)p + hp - 1) & ~(hp - 1));
+		madvise(p, huge, MADV_HUGEPAGE);
+		madvise(p + huge, bytes - huge, MADV_NOHUGEPAGE);
 		for (off = 0; off < bytes; off += page)
 			p[off] = 1;
 		_exit(0);
@@ -308,6 +322,26 @@ static inline double global_pressure(size_t bytes)
 		test_fail("the pressure child (%zu MiB) failed: expected exit 0, saw status 0x%x",
 			  bytes >> 20, status);
 	return secs() - t0;
+}
+
+/*
+ * SIZE bytes of clean page cache without disk I/O (slow under TCG): a
+ * sparse file on ext4, read through; holes read as zeroed pages.
+ */
+static inline void sparse_cache(const char *path, size_t size)
+{
+	size_t chunk = 1 << 20, off;
+	char *buf = malloc(chunk);
+	int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600);
+
+	if (fd < 0 || !buf || ftruncate(fd, size))
+		test_fail("cannot make the sparse file %s: %s", path,
+			  strerror(errno));
+	for (off = 0; off < size; off += chunk)
+		if (read(fd, buf, chunk) != (ssize_t)chunk)
+			test_fail("short read of %s at %zu", path, off);
+	close(fd);
+	free(buf);
 }
 
 /*
