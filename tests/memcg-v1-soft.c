@@ -183,6 +183,8 @@ int main(void)
 	note("S %zu MiB of page cache each; soft limits: A %lld MiB, B %lld MiB",
 	     s >> 20, soft_a >> 20, soft_b >> 20);
 
+	sparse_create(SCRATCH "/soft-b.dat", s);
+	sparse_create(SCRATCH "/soft-a.dat", s);
 	fill_cache(G_B, SCRATCH "/soft-b.dat", s);
 	fill_cache(G_A, SCRATCH "/soft-a.dat", s);
 	a0 = cg_read(G_A, "memory.usage_in_bytes");

@@ -295,6 +295,8 @@ static void test_low(size_t s)
 		test_fail("mkdir of the memory.low groups failed: %s",
 			  strerror(errno));
 	cg_write_ll(G_LOWP, "memory.low", 2 * s);
+	sparse_create(pa.path, s);
+	sparse_create(ua.path, s);
 	c = spawn(G_LOWU, cache_child, &ua);
 	reap(&c, "(c) page cache of U");
 	c = spawn(G_LOWP, cache_child, &pa);
@@ -387,6 +389,7 @@ static void test_numa_stat(size_t size, long long tol)
 	     size >> 20, size >> 20, tol >> 10);
 	if (mkdir(G_NUMA, 0755) && errno != EEXIST)
 		test_fail("mkdir %s: %s", G_NUMA, strerror(errno));
+	sparse_create(SCRATCH "/memcg-numa.dat", size);
 	c = spawn(G_NUMA, numa_child, &size);
 	parent_wait_ready(&c);
 	sleep(3);

@@ -10,9 +10,14 @@
  * group at once: huge pages must be split and swapped (anon THP may also
  * go to swap whole, thp_swpout).  Without the memory controller on v2,
  * global pressure (a child touching MemFree + (A + T) / 2) does it.
+ * defrag is set to always for the test (huge tmpfs allocates without a
+ * VMA and compacts only then), and vm.compact_memory is written first.
  * Pass:
  *   - before reclaim: the child's AnonHugePages >= A/2 and ShmemHugePages
- *     >= T/2 (THP really was in use);
+ *     >= T/2 (THP really was in use).  ShmemHugePages 0 is reported as
+ *     "huge tmpfs NOT exercised", not failed: a kernel built with
+ *     CONFIG_BASE_SMALL=1 (tinyconfig, as here) has MAX_PAGECACHE_ORDER 7
+ *     and never makes PMD-sized tmpfs pages;
  *   - before and after reclaim: nr_anon_transparent_hugepages and
  *     nr_shmem_hugepages summed over nodeN/vmstat equal /proc/vmstat,
  *     after vm.stat_refresh (one of 5 rounds);
@@ -172,7 +177,7 @@ int main(void)
 {
 	long long before[NR_COUNTERS], delta[NR_COUNTERS], kills0;
 	long long ahp, shp, ahp1, shp1, cur;
-	int down[2], up[2], status, memcg, err;
+	int down[2], up[2], status, memcg, err, shmem_huge = 1;
 	char c;
 	size_t i;
 	pid_t pid;
@@ -233,10 +238,21 @@ int main(void)
 	note("%.1fs: filled: child AnonHugePages %lld kB, ShmemHugePages %lld kB",
 	     secs(), ahp, shp);
 	check_sums("before reclaim");
-	if (ahp < (long long)(SIZE / 2) >> 10 || shp < (long long)(SIZE / 2) >> 10) {
+	if (ahp < (long long)(SIZE / 2) >> 10 || (shp && shp < (long long)(SIZE / 2) >> 10)) {
 		kill(pid, SIGKILL);
 		test_fail("expected at least %lu kB each of AnonHugePages and ShmemHugePages, saw %lld and %lld kB",
 			  SIZE / 2 >> 10, ahp, shp);
+	}
+	if (!shp) {
+		/*
+		 * Not one huge page although anon THP got them: the kernel
+		 * cannot put PMD-sized folios in the page cache.  With
+		 * CONFIG_BASE_SMALL=1 (tinyconfig) XA_CHUNK_SHIFT is 4, so
+		 * MAX_PAGECACHE_ORDER is 7 < HPAGE_PMD_ORDER and
+		 * shmem_is_huge() is always false.
+		 */
+		note("# huge tmpfs NOT exercised: ShmemHugePages 0 with huge=always (a kernel with CONFIG_BASE_SMALL=1 caps page cache folios at order 7); the tmpfs file is reclaimed and checked in base pages");
+		shmem_huge = 0;
 	}
 
 	if (memcg) {
@@ -312,7 +328,7 @@ int main(void)
 			  vmstat("oom_kill") - kills0);
 	check_sums("at the end");
 	final_accounting();
-	note("%.1fs: ok: THP split and swapped under reclaim, counters add up, data intact",
-	     secs());
+	note("%.1fs: ok: THP split and swapped under reclaim, counters add up, data intact%s",
+	     secs(), shmem_huge ? "" : " (anon THP only: no huge tmpfs pages in this kernel)");
 	return KSFT_PASS;
 }

@@ -20,6 +20,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#ifndef O_NOATIME
+#define O_NOATIME	01000000	/* <fcntl.h> has it with _GNU_SOURCE */
+#endif
+
 #define KSFT_PASS	0
 #define KSFT_FAIL	1
 #define KSFT_SKIP	4
@@ -325,18 +329,29 @@ static inline double global_pressure(size_t bytes)
 }
 
 /*
- * SIZE bytes of clean page cache without disk I/O (slow under TCG): a
- * sparse file on ext4, read through; holes read as zeroed pages.
+ * Clean page cache without disk I/O (slow under TCG): sparse_create()
+ * makes a sparse file of SIZE bytes on ext4, sparse_cache() reads it
+ * through; holes read as zeroed pages.  Create the file from the root
+ * cgroup: the ext4 metadata pages its creation brings in are charged to
+ * the creator and can pin a removed memcg for a long time.
  */
+static inline void sparse_create(const char *path, size_t size)
+{
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+
+	if (fd < 0 || ftruncate(fd, size) || fsync(fd) || close(fd))
+		test_fail("cannot make the sparse file %s: %s", path,
+			  strerror(errno));
+}
+
 static inline void sparse_cache(const char *path, size_t size)
 {
 	size_t chunk = 1 << 20, off;
 	char *buf = malloc(chunk);
-	int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600);
+	int fd = open(path, O_RDONLY | O_NOATIME);
 
-	if (fd < 0 || !buf || ftruncate(fd, size))
-		test_fail("cannot make the sparse file %s: %s", path,
-			  strerror(errno));
+	if (fd < 0 || !buf)
+		test_fail("cannot read %s: %s", path, strerror(errno));
 	for (off = 0; off < size; off += chunk)
 		if (read(fd, buf, chunk) != (ssize_t)chunk)
 			test_fail("short read of %s at %zu", path, off);
