@@ -40,6 +40,7 @@ static int kmsg_killed(int fd, pid_t pid)
 			break;			/* EAGAIN: the end */
 		}
 		rec[n] = 0;
+		rec[strcspn(rec, "\n")] = 0;
 		if (strstr(rec, want)) {
 			found = 1;
 			note("kernel log: %s", strchr(rec, ';') ?
