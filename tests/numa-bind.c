@@ -37,6 +37,7 @@
 #define HIST_DIR	"/sys/kernel/tracing/events/vmscan/mm_vmscan_lru_shrink_inactive"
 #define HIST_SPEC	"hist:keys=nid:vals=hitcount,nr_scanned,nr_reclaimed"
 #define EXTRA		(64UL << 20)
+#define HPAGE		(2UL << 20)
 #define MOVE_SIZE	(32UL << 20)
 #define SCRATCH		"/mnt/scratch"
 
@@ -172,18 +173,28 @@ static void bind_phase(int nid)
 	long long w0[2], w1[2];
 	struct scan s0, s1;
 	uint64_t *p;
+	void *map;
+	size_t huge;
 	int i;
 
 	note("node %d: MemTotal %lld kB, MemFree %lld kB: binding %zu MiB of anon to it (%s)",
 	     nid, node_meminfo(nid, "MemTotal:"), free_kb, size >> 20,
 	     nid ? "set_mempolicy" : "mbind");
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	map = mmap(NULL, size + HPAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
 		test_fail("mmap of %zu MiB failed: %s", size >> 20,
 			  strerror(errno));
-	/* Huge pages where possible: base page faults are slow under TCG. */
-	madvise(p, size, MADV_HUGEPAGE);
+	p = (uint64_t *)(((uintptr_t)map + HPAGE - 1) & ~(HPAGE - 1));
+	/*
+	 * Huge pages for all but the last 256 MiB + EXTRA (base page faults
+	 * are slow under TCG), base pages for the rest: huge page faults on
+	 * a full node compact and reclaim far more than they need.
+	 */
+	huge = size - EXTRA - (256UL << 20) > size ? 0 :
+	       (size - EXTRA - (256UL << 20)) & ~(HPAGE - 1);
+	madvise(p, huge, MADV_HUGEPAGE);
+	madvise((char *)p + huge, size - huge, MADV_NOHUGEPAGE);
 	if (nid == 0) {
 		unsigned long mask = 1UL << nid;
 
@@ -216,7 +227,7 @@ static void bind_phase(int nid)
 	if (nid && set_policy(MPOL_DEFAULT, 0))
 		test_fail("set_mempolicy MPOL_DEFAULT failed: %s",
 			  strerror(errno));
-	munmap(p, size);
+	munmap(map, size + HPAGE);
 	if (w1[nid] <= 0)
 		test_fail("node %d bind: expected reclaim on node %d to write pages (nr_vmscan_write +>0 in node%d/vmstat), saw +%lld",
 			  nid, nid, nid, w1[nid]);
