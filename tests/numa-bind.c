@@ -5,17 +5,21 @@
  * Memory bound to one node is reclaimed on that node, and pages migrate
  * between nodes intact.
  *   (1) For node 0 (mbind MPOL_BIND on the region) and then node 1
- *       (set_mempolicy MPOL_BIND for the task): anon of the node's MemFree
- *       plus 64 MiB is filled with a per-page pattern, so the bound node
- *       must reclaim (the other node's free memory may not be used).
- *       Pass: that node's reclaim shows in its own counters,
- *       nr_vmscan_write in nodeN/vmstat (pages reclaim wrote to swap) and
- *       the pages scanned on it in the mm_vmscan_lru_shrink_inactive
- *       events (a hist trigger keyed by nid: 6.1 has no per-node
- *       pgscan/pgsteal in nodeN/vmstat); move_pages(2) with no target
- *       nodes (a status query) finds every resident page on the bound
- *       node and none elsewhere, after the fill and again after the
- *       check; every page's data intact (checked last page first).
+ *       (set_mempolicy MPOL_BIND for the task): all but 448 MiB of the
+ *       node's free memory is taken by mlocked huge pages, 256 MiB by
+ *       clean page cache read under MPOL_BIND (a sparse file: no I/O, and
+ *       reclaim drops it without I/O; swapping a whole node's worth of
+ *       anon out and in takes many minutes under TCG); then 256 MiB of
+ *       anon bound to the node is filled with a per-page pattern, so the
+ *       bound node must reclaim (the other node's free memory may not
+ *       be used).  Pass: reclaim shows on that node: pages scanned and reclaimed there, counted per node from
+ *       the mm_vmscan_lru_shrink_inactive events by a hist trigger keyed
+ *       by nid (6.1 has no per-node pgscan/pgsteal in nodeN/vmstat; its
+ *       nr_vmscan_write and nr_file_pages are printed too);
+ *       move_pages(2) with no target nodes (a status query) finds every
+ *       resident page on the bound node and none elsewhere, after the
+ *       fill and again after the check (stray pages are listed); every
+ *       page's data intact (checked last page first).
  *   (2) 32 MiB of anon and a 32 MiB file mapping, filled on node 0, are
  *       moved to node 1 with move_pages(MPOL_MF_MOVE) and back.  Pass:
  *       every status is the target node, AnonPages and FilePages in
@@ -36,6 +40,9 @@
 #define MPOL_MF_MOVE	(1 << 1)
 #define HIST_DIR	"/sys/kernel/tracing/events/vmscan/mm_vmscan_lru_shrink_inactive"
 #define HIST_SPEC	"hist:keys=nid:vals=hitcount,nr_scanned,nr_reclaimed"
+#define FREE		(448UL << 20)
+#define CACHE		(256UL << 20)
+#define DATA		(192UL << 20)
 #define EXTRA		(64UL << 20)
 #define HPAGE		(2UL << 20)
 #define MOVE_SIZE	(32UL << 20)
@@ -124,7 +131,7 @@ static long set_policy(int mode, int nid)
  * Status query (no target nodes): count the pages per node; -ENOENT
  * (not present: swapped out) and other errors apart.
  */
-static void query(void *base, size_t npages, long long on[2],
+static void query(void *base, size_t npages, int want, long long on[2],
 		  long long *absent, long long *other)
 {
 	void **pages = malloc(npages * sizeof(void *));
@@ -139,6 +146,10 @@ static void query(void *base, size_t npages, long long on[2],
 		test_fail("move_pages status query failed: %s", strerror(errno));
 	on[0] = on[1] = *absent = *other = 0;
 	for (i = 0; i < npages; i++) {
+		if ((status[i] == 0 || status[i] == 1) && status[i] != want &&
+		    on[status[i]] < 5)
+			note("page %zu of %zu is on node %d", i, npages,
+			     status[i]);
 		if (status[i] == 0 || status[i] == 1)
 			on[status[i]]++;
 		else if (status[i] == -ENOENT)
@@ -156,7 +167,7 @@ static void check_placement(const char *when, void *base, size_t npages,
 	long long on[2], absent, other;
 	int want = wrongnode ? !nid : nid;
 
-	query(base, npages, on, &absent, &other);
+	query(base, npages, want, on, &absent, &other);
 	note("node %d bind, %s: %lld pages on node 0, %lld on node 1, %lld not present (swapped), %lld other status",
 	     nid, when, on[0], on[1], absent, other);
 	if (on[!want] || other || on[want] < (long long)npages / 4)
@@ -167,56 +178,78 @@ static void check_placement(const char *when, void *base, size_t npages,
 
 static void bind_phase(int nid)
 {
+	const char *cachefile = SCRATCH "/numa-bind-cache.dat";
 	long long free_kb = node_meminfo(nid, "MemFree:");
-	size_t size = ((size_t)free_kb * 1024 + EXTRA) & ~(page_size - 1);
-	size_t npages = size / page_size;
-	long long w0[2], w1[2];
+	size_t lock = free_kb * 1024 > (long long)(FREE + HPAGE) ?
+		      ((size_t)free_kb * 1024 - FREE) & ~(HPAGE - 1) : 0;
+	size_t size = DATA + EXTRA, npages = size / page_size;
+	long long w0[2], w1[2], fp0, fp1;
 	struct scan s0, s1;
+	char *ballast = NULL;
 	uint64_t *p;
-	void *map;
-	size_t huge;
 	int i;
 
-	note("node %d: MemTotal %lld kB, MemFree %lld kB: binding %zu MiB of anon to it (%s)",
-	     nid, node_meminfo(nid, "MemTotal:"), free_kb, size >> 20,
-	     nid ? "set_mempolicy" : "mbind");
-	map = mmap(NULL, size + HPAGE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (map == MAP_FAILED)
+	note("node %d: MemTotal %lld kB, MemFree %lld kB: %zu MiB mlocked, %lu MiB of clean page cache, then %zu MiB of anon bound to it (%s)",
+	     nid, node_meminfo(nid, "MemTotal:"), free_kb, lock >> 20,
+	     CACHE >> 20, size >> 20, nid ? "set_mempolicy" : "mbind");
+	/*
+	 * Swapping a node's worth of anon out and in takes many minutes
+	 * under TCG.  So all but FREE of the node's free memory is taken by
+	 * mlocked huge pages (cheap to fault, never reclaimed), CACHE of it
+	 * by clean page cache (a sparse file read: no I/O, and reclaim drops
+	 * it without I/O), and the bound anon (DATA + EXTRA) then needs
+	 * EXTRA more than is left, plus the watermarks.
+	 */
+	if (set_policy(MPOL_BIND, nid))
+		test_fail("set_mempolicy MPOL_BIND to node %d failed: %s", nid,
+			  strerror(errno));
+	if (lock) {
+		ballast = mmap(NULL, lock + HPAGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ballast == MAP_FAILED)
+			test_fail("mmap of %zu MiB failed: %s", lock >> 20,
+				  strerror(errno));
+		madvise(ballast, lock + HPAGE, MADV_HUGEPAGE);
+		if (mlock(ballast, lock))
+			test_fail("mlock of %zu MiB on node %d failed: %s",
+				  lock >> 20, nid, strerror(errno));
+	}
+	sparse_create(cachefile, CACHE);
+	sparse_cache(cachefile, CACHE);
+	if (nid == 0 && set_policy(MPOL_DEFAULT, 0))
+		test_fail("set_mempolicy MPOL_DEFAULT failed: %s",
+			  strerror(errno));
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
 		test_fail("mmap of %zu MiB failed: %s", size >> 20,
 			  strerror(errno));
-	p = (uint64_t *)(((uintptr_t)map + HPAGE - 1) & ~(HPAGE - 1));
-	/*
-	 * Huge pages for all but the last 256 MiB + EXTRA (base page faults
-	 * are slow under TCG), base pages for the rest: huge page faults on
-	 * a full node compact and reclaim far more than they need.
-	 */
-	huge = size - EXTRA - (256UL << 20) > size ? 0 :
-	       (size - EXTRA - (256UL << 20)) & ~(HPAGE - 1);
-	madvise(p, huge, MADV_HUGEPAGE);
-	madvise((char *)p + huge, size - huge, MADV_NOHUGEPAGE);
+	/* Base pages: a huge page fault on a full node over-reclaims. */
+	madvise(p, size, MADV_NOHUGEPAGE);
 	if (nid == 0) {
 		unsigned long mask = 1UL << nid;
 
 		if (syscall(SYS_mbind, p, size, MPOL_BIND, &mask, 64, 0))
 			test_fail("mbind MPOL_BIND to node %d failed: %s", nid,
 				  strerror(errno));
-	} else if (set_policy(MPOL_BIND, nid)) {
-		test_fail("set_mempolicy MPOL_BIND to node %d failed: %s", nid,
-			  strerror(errno));
 	}
 	fold();
 	for (i = 0; i < 2; i++)
 		w0[i] = node_vmstat(i, "nr_vmscan_write");
+	fp0 = node_vmstat(nid, "nr_file_pages");
 	hist_read(&s0);
+	note("node %d bind: %.1fs: cache read, node MemFree now %lld kB",
+	     nid, secs(), node_meminfo(nid, "MemFree:"));
 	fill_pages(p, npages, SEED + nid);
 	fold();
 	for (i = 0; i < 2; i++)
 		w1[i] = node_vmstat(i, "nr_vmscan_write") - w0[i];
+	fp1 = node_vmstat(nid, "nr_file_pages");
 	hist_read(&s1);
-	note("node %d bind: %.1fs: filled; nr_vmscan_write node0 +%lld node1 +%lld; scanned (lru_shrink_inactive) node0 +%lld node1 +%lld, reclaimed node0 +%lld node1 +%lld%s",
-	     nid, secs(), w1[0], w1[1], s1.scanned[0] - s0.scanned[0],
-	     s1.scanned[1] - s0.scanned[1], s1.reclaimed[0] - s0.reclaimed[0],
+	note("node %d bind: %.1fs: anon filled; node%d nr_file_pages %lld -> %lld; nr_vmscan_write node0 +%lld node1 +%lld; lru_shrink_inactive scanned node0 +%lld node1 +%lld, reclaimed node0 +%lld node1 +%lld%s",
+	     nid, secs(), nid, fp0, fp1, w1[0], w1[1],
+	     s1.scanned[0] - s0.scanned[0], s1.scanned[1] - s0.scanned[1],
+	     s1.reclaimed[0] - s0.reclaimed[0],
 	     s1.reclaimed[1] - s0.reclaimed[1],
 	     hist_on ? "" : " (no hist trigger)");
 	check_placement("after the fill", p, npages, nid);
@@ -227,13 +260,20 @@ static void bind_phase(int nid)
 	if (nid && set_policy(MPOL_DEFAULT, 0))
 		test_fail("set_mempolicy MPOL_DEFAULT failed: %s",
 			  strerror(errno));
-	munmap(map, size + HPAGE);
-	if (w1[nid] <= 0)
-		test_fail("node %d bind: expected reclaim on node %d to write pages (nr_vmscan_write +>0 in node%d/vmstat), saw +%lld",
-			  nid, nid, nid, w1[nid]);
-	if (hist_on && s1.scanned[nid] - s0.scanned[nid] <= 0)
-		test_fail("node %d bind: expected pages scanned on node %d, saw +%lld",
-			  nid, nid, s1.scanned[nid] - s0.scanned[nid]);
+	munmap(p, size);
+	if (ballast)
+		munmap(ballast, lock + HPAGE);
+	unlink(cachefile);
+	if (hist_on) {
+		if (s1.scanned[nid] - s0.scanned[nid] <= 0 ||
+		    s1.reclaimed[nid] - s0.reclaimed[nid] <= 0)
+			test_fail("node %d bind: expected pages scanned and reclaimed on node %d, saw +%lld and +%lld",
+				  nid, nid, s1.scanned[nid] - s0.scanned[nid],
+				  s1.reclaimed[nid] - s0.reclaimed[nid]);
+	} else if (w1[nid] <= 0 && fp1 >= fp0) {
+		test_fail("node %d bind: expected reclaim on node %d (nr_vmscan_write up or nr_file_pages down in node%d/vmstat), saw +%lld and %lld -> %lld",
+			  nid, nid, nid, w1[nid], fp0, fp1);
+	}
 }
 
 struct snap {
