@@ -7,8 +7,9 @@
  * v2 does not use it: this test runs before the v2 memcg tests, and takes
  * +memory away from the v2 root first if it is there).  Groups A and B
  * each read S = 192 MiB (MemTotal/16 on a small guest) of page cache (a
- * sparse file on the scratch disk: clean cache without disk I/O); A's memory.soft_limit_in_bytes is S/8 and B's 3S/4,
- * so A is 7S/8 over its soft limit and B S/4.  B reads first, so plain
+ * sparse file on the scratch disk: clean cache without disk I/O); A's
+ * memory.soft_limit_in_bytes is S/8 and B's 3S/4, so A is 7S/8 over its
+ * soft limit and B S/4.  B reads first, so plain
  * LRU order would take from B rather than A.  Then a child in the root
  * group touches MemFree + S/2 of anon: global reclaim (kswapd and direct)
  * runs soft limit reclaim on the group with the largest excess first.
@@ -77,9 +78,16 @@ static int memory_cgroups(void)
  * brought in.  So: reclaim the groups (force_empty), remove them, and
  * drop caches until /proc/cgroups counts the root alone, then unmount.
  */
+static int v1_mounted;
+static pid_t main_pid;
+
 static void cleanup(void)
 {
 	int i, n = -1;
+
+	if (!v1_mounted || getpid() != main_pid)
+		return;
+	v1_mounted = 0;
 
 	unlink(SCRATCH "/soft-a.dat");
 	unlink(SCRATCH "/soft-b.dat");
@@ -165,6 +173,9 @@ int main(void)
 		test_skip("the v1 memory hierarchy on %s has no memory.soft_limit_in_bytes",
 			  V1);
 	}
+	v1_mounted = 1;
+	main_pid = getpid();
+	atexit(cleanup);	/* also when a check fails half-way */
 	note("memory controller mounted on cgroup v1 at %s", V1);
 	if ((mkdir(G_A, 0755) && errno != EEXIST) ||
 	    (mkdir(G_B, 0755) && errno != EEXIST))
