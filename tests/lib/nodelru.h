@@ -283,19 +283,20 @@ static inline void drop_caches(void)
 }
 
 /*
- * Global pressure: a child in the caller's cgroup touches BYTES of anon
- * memory, one write a page, and exits.  Returns the seconds it took.
- * Under TCG a base page fault of a debug kernel costs some 35 us, so all
- * but the last 256 MiB of what is free is taken in huge pages (which do
- * not need reclaim yet); the rest, which makes reclaim run, in base pages,
- * so that reclaim is driven by order-0 allocations (a huge page fault
- * under pressure compacts and reclaims far more than it needs).
+ * Global pressure: a child in the caller's cgroup takes BYTES of anon
+ * memory and exits.  Returns the seconds it took.  Under TCG a base page
+ * fault of a debug kernel costs some 35 us and swap I/O is slow, so all
+ * but the last 448 MiB of what is free is taken in mlocked huge pages
+ * (cheap to fault, never reclaimed or swapped); the rest, which makes
+ * reclaim run, in base pages, one write a page, so that reclaim is driven
+ * by order-0 allocations (a huge page fault under pressure compacts and
+ * reclaims far more than it needs).
  */
 static inline double global_pressure(size_t bytes)
 {
 	double t0 = secs();
 	size_t page = sysconf(_SC_PAGESIZE), hp = 2UL << 20;
-	long long free_b = meminfo_kb("MemFree:") * 1024 - (256LL << 20);
+	long long free_b = meminfo_kb("MemFree:") * 1024 - (448LL << 20);
 	size_t huge = free_b > 0 ? (size_t)free_b & ~(hp - 1) : 0;
 	int status;
 	pid_t pid;
@@ -316,7 +317,9 @@ static inline double global_pressure(size_t bytes)
 		p = (char *)(((uintptr_t)p + hp - 1) & ~(hp - 1));
 		madvise(p, huge, MADV_HUGEPAGE);
 		madvise(p + huge, bytes - huge, MADV_NOHUGEPAGE);
-		for (off = 0; off < bytes; off += page)
+		if (huge && mlock(p, huge))
+			_exit(3);
+		for (off = huge; off < bytes; off += page)
 			p[off] = 1;
 		_exit(0);
 	}
