@@ -13,6 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#ifndef O_NOATIME
+#define O_NOATIME	01000000	/* <fcntl.h> has it with _GNU_SOURCE */
+#endif
 
 #define KSFT_PASS	0
 #define KSFT_FAIL	1
@@ -58,18 +68,21 @@ note(const char *fmt, ...)
 	fflush(stdout);
 }
 
-/* Value of "name value" in a file such as /proc/vmstat; -1 if absent. */
+/*
+ * Value of "name value" in a file such as /proc/vmstat or smaps_rollup
+ * (lines that do not have this shape are passed over); -1 if absent.
+ */
 static inline long long file_counter(const char *path, const char *name)
 {
-	char key[128];
-	long long val;
+	char line[512], key[128];
+	long long val, ret = -1;
 	FILE *f = fopen(path, "r");
-	long long ret = -1;
 
 	if (!f)
 		test_fail("cannot open %s: %s", path, strerror(errno));
-	while (fscanf(f, "%127s %lld%*[^\n]", key, &val) == 2) {
-		if (!strcmp(key, name)) {
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %lld", key, &val) == 2 &&
+		    !strcmp(key, name)) {
 			ret = val;
 			break;
 		}
@@ -129,6 +142,343 @@ static inline uint64_t pattern(uint64_t seed, uint64_t page, uint64_t word)
 	x *= 0xbf58476d1ce4e5b9ULL;
 	x ^= x >> 29;
 	return x;
+}
+
+/* Seconds since the first call. */
+static inline double secs(void)
+{
+	static struct timespec t0;
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (!t0.tv_sec && !t0.tv_nsec)
+		t0 = t;
+	return (t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+/* Write VAL to PATH; 0 or the errno of the failure (no verdict). */
+static inline int try_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t len = strlen(val);
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, len) != len)
+		err = errno ? errno : EIO;
+	close(fd);
+	return err;
+}
+
+/* The first line of PATH into BUF (newline dropped); 0 or an errno. */
+static inline int read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return errno;
+	if (!fgets(buf, size, f))
+		buf[0] = 0;
+	fclose(f);
+	n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = 0;
+	return 0;
+}
+
+/* A single number in a file, such as memory.current ("max" is -2). */
+static inline long long read_ll(const char *path)
+{
+	char buf[64];
+	int err = read_line(path, buf, sizeof(buf));
+
+	if (err)
+		test_fail("cannot read %s: %s", path, strerror(err));
+	if (!strcmp(buf, "max"))
+		return -2;
+	return strtoll(buf, NULL, 10);
+}
+
+/* "key value" counter of FILE in a cgroup directory; -1 if absent. */
+static inline long long cg_counter(const char *cg, const char *file,
+				   const char *key)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	return file_counter(path, key);
+}
+
+static inline long long cg_read(const char *cg, const char *file)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	return read_ll(path);
+}
+
+static inline void cg_write(const char *cg, const char *file, const char *val)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	write_file(path, val);
+}
+
+static inline void cg_write_ll(const char *cg, const char *file, long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", v);
+	cg_write(cg, file, buf);
+}
+
+/* Move the calling process into the cgroup directory CG (v1 or v2). */
+static inline void cg_enter(const char *cg)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d", (int)getpid());
+	cg_write(cg, "cgroup.procs", buf);
+}
+
+/* Remove a cgroup directory, retrying while its last tasks exit. */
+static inline void cg_remove(const char *cg)
+{
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		if (!rmdir(cg) || errno == ENOENT)
+			return;
+		usleep(100000);
+	}
+	note("# warning: cannot remove %s: %s", cg, strerror(errno));
+}
+
+/*
+ * Is the memory controller usable on the v2 hierarchy?  After a v1
+ * hierarchy that held it is unmounted, it comes back to v2 only once that
+ * hierarchy is released, so wait up to WAIT seconds.
+ */
+static inline int memcg_on_v2(int wait)
+{
+	char buf[256];
+	int i;
+
+	for (i = 0; i <= wait * 10; i++) {
+		if (!read_line("/sys/fs/cgroup/cgroup.controllers", buf,
+			       sizeof(buf)) && strstr(buf, "memory"))
+			return 1;
+		usleep(100000);
+	}
+	return 0;
+}
+
+static inline void drop_caches(void)
+{
+	sync();
+	write_file("/proc/sys/vm/drop_caches", "3");
+}
+
+/*
+ * Global pressure: a child in the caller's cgroup takes BYTES of anon
+ * memory and exits.  Returns the seconds it took.  Under TCG a base page
+ * fault of a debug kernel costs some 35 us and swap I/O is slow, so all
+ * but the last 448 MiB of what is free is taken in mlocked huge pages
+ * (cheap to fault, never reclaimed or swapped); the rest, which makes
+ * reclaim run, in base pages, one write a page, so that reclaim is driven
+ * by order-0 allocations (a huge page fault under pressure compacts and
+ * reclaims far more than it needs).
+ */
+static inline double global_pressure(size_t bytes)
+{
+	double t0 = secs();
+	size_t page = sysconf(_SC_PAGESIZE), hp = 2UL << 20;
+	long long free_b = meminfo_kb("MemFree:") * 1024 - (448LL << 20);
+	size_t huge = free_b > 0 ? (size_t)free_b & ~(hp - 1) : 0;
+	int status;
+	pid_t pid;
+
+	if (huge > bytes)
+		huge = bytes & ~(hp - 1);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		test_fail("fork failed: %s", strerror(errno));
+	if (!pid) {
+		char *p = mmap(NULL, bytes + hp, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		size_t off;
+
+		if (p == MAP_FAILED)
+			_exit(2);
+		p = (char *)(((uintptr_t)p + hp - 1) & ~(hp - 1));
+		madvise(p, huge, MADV_HUGEPAGE);
+		madvise(p + huge, bytes - huge, MADV_NOHUGEPAGE);
+		if (huge && mlock(p, huge))
+			_exit(3);
+		for (off = huge; off < bytes; off += page)
+			p[off] = 1;
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		test_fail("waitpid failed: %s", strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		test_fail("the pressure child (%zu MiB) failed: expected exit 0, saw status 0x%x",
+			  bytes >> 20, status);
+	return secs() - t0;
+}
+
+/*
+ * Clean page cache without disk I/O (slow under TCG): sparse_create()
+ * makes a sparse file of SIZE bytes on ext4, sparse_cache() reads it
+ * through; holes read as zeroed pages.  Create the file from the root
+ * cgroup: the ext4 metadata pages its creation brings in are charged to
+ * the creator and can pin a removed memcg for a long time.
+ */
+static inline void sparse_create(const char *path, size_t size)
+{
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+
+	if (fd < 0 || ftruncate(fd, size) || fsync(fd) || close(fd))
+		test_fail("cannot make the sparse file %s: %s", path,
+			  strerror(errno));
+}
+
+static inline void sparse_cache(const char *path, size_t size)
+{
+	size_t chunk = 1 << 20, off;
+	char *buf = malloc(chunk);
+	int fd = open(path, O_RDONLY | O_NOATIME);
+
+	if (fd < 0 || !buf)
+		test_fail("cannot read %s: %s", path, strerror(errno));
+	for (off = 0; off < size; off += chunk)
+		if (read(fd, buf, chunk) != (ssize_t)chunk)
+			test_fail("short read of %s at %zu", path, off);
+	close(fd);
+	free(buf);
+}
+
+/*
+ * Accounting checks for the end of a test: the per-cpu counters fold
+ * (vm.stat_refresh, which also reports negative counters on the console),
+ * and no page is left isolated from the LRU.  Other tasks may isolate
+ * pages for a moment, so up to 5 rounds a second apart are taken.
+ */
+static inline void final_accounting(void)
+{
+	long long anon = -1, file = -1;
+	int err, i;
+
+	for (i = 0; i < 5; i++) {
+		err = try_write_file("/proc/sys/vm/stat_refresh", "1");
+		if (err)
+			test_fail("accounting: expected a write to /proc/sys/vm/stat_refresh to succeed, saw %s",
+				  strerror(err));
+		anon = vmstat("nr_isolated_anon");
+		file = vmstat("nr_isolated_file");
+		if (!anon && !file) {
+			note("accounting: stat_refresh ok, nr_isolated_anon 0, nr_isolated_file 0");
+			return;
+		}
+		sleep(1);
+	}
+	test_fail("accounting: expected nr_isolated_anon 0 and nr_isolated_file 0 at rest, saw %lld and %lld (5 rounds)",
+		  anon, file);
+}
+
+/* Fill or check NPAGES pages at P with the per-page pattern. */
+static inline void fill_pages(uint64_t *p, size_t npages, uint64_t seed)
+{
+	size_t words = sysconf(_SC_PAGESIZE) / 8, pg, w;
+
+	for (pg = 0; pg < npages; pg++)
+		for (w = 0; w < words; w++)
+			p[pg * words + w] = pattern(seed, pg, w);
+}
+
+/* Last page first: what was swapped out first comes back last. */
+static inline void verify_pages(const char *what, uint64_t *p, size_t npages,
+				uint64_t seed)
+{
+	size_t words = sysconf(_SC_PAGESIZE) / 8, pg, w;
+
+	for (pg = npages; pg-- > 0;)
+		for (w = 0; w < words; w++) {
+			uint64_t want = pattern(seed, pg, w);
+
+			if (p[pg * words + w] != want)
+				test_fail("%s data lost: page %zu word %zu: expected %016llx, saw %016llx",
+					  what, pg, w, (unsigned long long)want,
+					  (unsigned long long)p[pg * words + w]);
+		}
+}
+
+/* Write a file of SIZE bytes (a multiple of the page size), pattern-filled. */
+static inline void pattern_file_write(const char *path, size_t size,
+				      uint64_t seed)
+{
+	size_t page = sysconf(_SC_PAGESIZE), chunk = 256 * page, off;
+	uint64_t *buf = malloc(chunk);
+	int fd;
+
+	if (!buf)
+		test_fail("malloc of the I/O buffer failed");
+	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	if (fd < 0)
+		test_fail("cannot create %s: %s", path, strerror(errno));
+	for (off = 0; off < size; off += chunk) {
+		size_t n = size - off < chunk ? size - off : chunk;
+		size_t pg, w;
+
+		for (pg = 0; pg < n / page; pg++)
+			for (w = 0; w < page / 8; w++)
+				buf[pg * (page / 8) + w] =
+					pattern(seed, off / page + pg, w);
+		if (write(fd, buf, n) != (ssize_t)n)
+			test_fail("short write at offset %zu of %s: %s", off,
+				  path, strerror(errno));
+	}
+	if (fsync(fd) || close(fd))
+		test_fail("fsync/close of %s failed: %s", path, strerror(errno));
+	free(buf);
+}
+
+static inline void pattern_file_verify(const char *path, size_t size,
+				       uint64_t seed)
+{
+	size_t page = sysconf(_SC_PAGESIZE), chunk = 256 * page, off;
+	uint64_t *buf = malloc(chunk);
+	int fd;
+
+	if (!buf)
+		test_fail("malloc of the I/O buffer failed");
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		test_fail("cannot open %s: %s", path, strerror(errno));
+	for (off = 0; off < size; off += chunk) {
+		size_t n = size - off < chunk ? size - off : chunk;
+		size_t pg, w;
+
+		if (read(fd, buf, n) != (ssize_t)n)
+			test_fail("short read at offset %zu of %s", off, path);
+		for (pg = 0; pg < n / page; pg++)
+			for (w = 0; w < page / 8; w++) {
+				uint64_t want = pattern(seed, off / page + pg, w);
+				uint64_t saw = buf[pg * (page / 8) + w];
+
+				if (saw != want)
+					test_fail("file data lost: %s offset %zu: expected %016llx, saw %016llx",
+						  path, off + pg * page + w * 8,
+						  (unsigned long long)want,
+						  (unsigned long long)saw);
+			}
+	}
+	close(fd);
+	free(buf);
 }
 
 #endif
