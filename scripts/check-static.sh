@@ -14,12 +14,13 @@ msg shellcheck "$((${#files[@]} + 2)) scripts clean"
 "$TOP/scripts/check-series.sh"
 # Kernel coding style for the C under tests/: the modules as kernel code;
 # the guest programs are userspace, where the kernel's attribute macros
-# and ARRAY_SIZE do not exist (and a path such as "/proc/vmstat" in
+# and ARRAY_SIZE do not exist, a volatile sink is how a test forces its
+# reads (and a path such as "/proc/vmstat" in
 # vmstat() is not an embedded function name).
 mapfile -t user < <(ls tests/*.c tests/tools/*.c tests/lib/*.h 2>/dev/null)
 mapfile -t mods < <(ls tests/modules/*.c 2>/dev/null)
 "$PRISTINE/scripts/checkpatch.pl" --no-tree --quiet --ignore \
-	PREFER_DEFINED_ATTRIBUTE_MACRO,ARRAY_SIZE,EMBEDDED_FUNCTION_NAME -f "${user[@]}" ||
+	PREFER_DEFINED_ATTRIBUTE_MACRO,ARRAY_SIZE,EMBEDDED_FUNCTION_NAME,VOLATILE -f "${user[@]}" ||
 	die "checkpatch: the guest programs above are not in kernel style"
 if [ ${#mods[@]} -gt 0 ]; then
 	"$PRISTINE/scripts/checkpatch.pl" --no-tree --quiet -f "${mods[@]}" ||

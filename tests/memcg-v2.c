@@ -364,8 +364,8 @@ static long long numa_stat_sum(const char *cg, const char *key, char *show,
 		snprintf(show, showsize, "%s", line + n + 1);
 		show[strcspn(show, "\n")] = 0;
 		sum = 0;
-		for (tok = strtok(line + n, " \n"); tok;
-		     tok = strtok(NULL, " \n")) {
+		for (tok = strtok(line + n, "\n "); tok;
+		     tok = strtok(NULL, "\n ")) {
 			char *eq = strchr(tok, '=');
 
 			if (tok[0] == 'N' && eq)
