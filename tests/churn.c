@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nodelru: sets=full timeout=300 topo=all order=64
+ * nodelru: sets=full timeout=900 topo=all order=64
  *
  * Reclaim under churn: forks, truncation, madvise, memcgs coming and
  * going and cache drops, all racing with reclaim, for CHURN_SECONDS; then

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nodelru: sets=full timeout=300 topo=all order=63
+ * nodelru: sets=full timeout=900 topo=all order=63
  *
  * Dirty page throttling holds dirty + writeback pages to the dirty limit,
  * globally and per node.

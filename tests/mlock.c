@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nodelru: sets=full timeout=300 topo=all order=62
+ * nodelru: sets=full timeout=900 topo=all order=62
  *
  * mlocked pages stay resident and unevictable under pressure.
  *
