@@ -103,7 +103,7 @@ static void vma_kb(void *addr, long long *swap, long long *locked)
 		test_fail("no VMA at %lx with Swap: and Locked: in /proc/self/smaps", start);
 }
 
-/* A child that fills SIZE bytes of anon memory, a word a page, and exits. */
+/* A child that writes SIZE bytes of anon memory, a word a page, and exits. */
 static void pressure(size_t size, size_t page)
 {
 	pid_t pid = fork();
@@ -120,9 +120,6 @@ static void pressure(size_t size, size_t page)
 			_exit(2);
 		for (off = 0; off < size; off += page)
 			*(size_t *)(p + off) = off;
-		for (off = 0; off < size; off += page)
-			if (*(size_t *)(p + off) != off)
-				_exit(3);
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) != pid)
