@@ -19,9 +19,11 @@
  * all) and by writeback pages the flusher adds after the check, and the
  * global domain's hard limit follows a lowered threshold down only by
  * 1/32 every 200 ms (a writer earlier in the boot, with the default
- * ratio, leaves it high).  The documented slack is therefore
- *	bound = 2 * nr_dirty_threshold + 1024 pages,
- * with nr_dirty_threshold of the same sample.  Every node's nr_dirty +
+ * ratio, may leave it high).  The documented slack is therefore
+ *	bound = 3/2 * nr_dirty_threshold + 1024 pages,
+ * with nr_dirty_threshold of the same sample.  (Seen on zone-debug, 1 GiB,
+ * after file-stream had written with the default ratio: at most 1.00
+ * times the threshold.)  Every node's nr_dirty +
  * nr_writeback must stay within the same bound (a node can never hold
  * more than the system), and the largest ratio seen is printed.
  *
@@ -101,7 +103,7 @@ static void restore(void)
 
 static long long bound_of(long long thresh, int tight)
 {
-	return tight ? thresh / 8 : 2 * thresh + 1024;
+	return tight ? thresh / 8 : thresh + thresh / 2 + 1024;
 }
 
 /* nr_dirty + nr_writeback and nr_dirty_threshold of one read of PATH. */
@@ -210,7 +212,7 @@ int main(void)
 	     mem_kb, nr_nodes, size >> 20, vmstat("nr_dirty_threshold"));
 	note("pass: nr_dirty + nr_writeback (global and per node) <= %s every 50 ms, data intact after drop_caches",
 	     tight ? "nr_dirty_threshold / 8 (injected dirty-limit)" :
-	     "2 * nr_dirty_threshold + 1024 pages");
+	     "3/2 * nr_dirty_threshold + 1024 pages");
 
 	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
