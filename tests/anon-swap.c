@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nodelru: sets=full timeout=900 topo=all order=60
+ * nodelru: sets=full timeout=1200 topo=all order=60
  *
  * Anon working set of 1.5 times RAM through swap, every word checked.
  *

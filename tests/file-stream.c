@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nodelru: sets=full timeout=900 topo=all order=61
+ * nodelru: sets=full timeout=1800 topo=all order=61
  *
  * A file larger than RAM streamed through the page cache, every word
  * checked, with the workingset (refault) accounting and the file LRU
