@@ -461,13 +461,27 @@ int main(void)
 		if (pids[i])
 			continue;
 		switch (i) {
-		case ANON: anon_pressure((size_t)mem_kb * 1024 / 4 * 3); break;
-		case FILEP: file_pressure((size_t)mem_kb * 1024 / 4 & ~(MIB - 1)); break;
-		case FORKER: forker(); break;
-		case TRUNC: truncator(); break;
-		case MADV: madviser(); break;
-		case MEMCG: memcg(); break;
-		case DROP: dropper(); break;
+		case ANON:
+			anon_pressure((size_t)mem_kb * 1024 / 4 * 3);
+			break;
+		case FILEP:
+			file_pressure((size_t)mem_kb * 1024 / 4 & ~(MIB - 1));
+			break;
+		case FORKER:
+			forker();
+			break;
+		case TRUNC:
+			truncator();
+			break;
+		case MADV:
+			madviser();
+			break;
+		case MEMCG:
+			memcg();
+			break;
+		case DROP:
+			dropper();
+			break;
 		}
 		_exit(0);
 	}
