@@ -31,17 +31,6 @@ static const char * const counters[] = {
 };
 #define NR_COUNTERS	(sizeof(counters) / sizeof(counters[0]))
 
-static double elapsed(void)
-{
-	static struct timespec t0;
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	if (!t0.tv_sec)
-		t0 = t;
-	return (t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9;
-}
-
 static void fill(uint64_t *buf, size_t words, uint64_t block)
 {
 	size_t i;

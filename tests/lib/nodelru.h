@@ -144,6 +144,40 @@ static inline uint64_t pattern(uint64_t seed, uint64_t page, uint64_t word)
 	return x;
 }
 
+/* Fill WORDS words of BUF with the pattern of block (page) BLOCK. */
+static inline void fill_pattern(uint64_t *buf, size_t words, uint64_t seed,
+				uint64_t block)
+{
+	size_t i;
+
+	for (i = 0; i < words; i++)
+		buf[i] = pattern(seed, block, i);
+}
+
+/* Index of the first word of BUF that differs from the pattern, or -1. */
+static inline long check_pattern(const uint64_t *buf, size_t words,
+				 uint64_t seed, uint64_t block)
+{
+	size_t i;
+
+	for (i = 0; i < words; i++)
+		if (buf[i] != pattern(seed, block, i))
+			return i;
+	return -1;
+}
+
+/* Seconds since the first call. */
+static inline double elapsed(void)
+{
+	static struct timespec t0;
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (!t0.tv_sec && !t0.tv_nsec)
+		t0 = t;
+	return (t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
 /* Seconds since the first call. */
 static inline double secs(void)
 {
@@ -479,6 +513,104 @@ static inline void pattern_file_verify(const char *path, size_t size,
 	}
 	close(fd);
 	free(buf);
+}
+
+/* Fold the per-cpu vmstat differentials (vm.stat_refresh); must succeed. */
+static inline void stat_refresh(void)
+{
+	write_file("/proc/sys/vm/stat_refresh", "1\n");
+}
+
+/* Counters before and after a phase; a counter absent here reads -1. */
+struct counters {
+	unsigned int n;
+	const char * const *names;
+	long long val[32];
+};
+
+static inline void counters_read(struct counters *c, const char * const *names,
+				 unsigned int n)
+{
+	unsigned int i;
+
+	if (n > 32)
+		test_fail("counters_read: %u counters, at most 32", n);
+	c->n = n;
+	c->names = names;
+	for (i = 0; i < n; i++)
+		c->val[i] = vmstat(names[i]);
+}
+
+/* AFTER - BEFORE of counter NAME; -1 when the kernel does not have it. */
+static inline long long counter_delta(const struct counters *before,
+				      const struct counters *after,
+				      const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < before->n; i++) {
+		if (strcmp(before->names[i], name))
+			continue;
+		if (before->val[i] < 0 || after->val[i] < 0)
+			return -1;
+		return after->val[i] - before->val[i];
+	}
+	test_fail("counter_delta: %s was not recorded", name);
+}
+
+static inline void counters_print(const struct counters *before,
+				  const struct counters *after)
+{
+	unsigned int i;
+
+	for (i = 0; i < before->n; i++) {
+		if (before->val[i] < 0 || after->val[i] < 0)
+			note("%s: not in /proc/vmstat", before->names[i]);
+		else
+			note("%s +%lld", before->names[i],
+			     after->val[i] - before->val[i]);
+	}
+}
+
+/*
+ * The accounting checks every stress test ends with (LRU accounting at
+ * rest): vm.stat_refresh can be written, and nr_isolated_anon and
+ * nr_isolated_file are 0, in /proc/vmstat and in every node's vmstat.
+ * kswapd or a late direct reclaimer may be mid-isolation, so up to 10
+ * tries 200 ms apart; a leaked isolation count is permanent and fails
+ * every try.
+ */
+static inline void check_accounting(void)
+{
+	char path[64], where[96];
+	long long a = 0, f = 0;
+	int try, node;
+
+	for (try = 1; try <= 10; try++) {
+		stat_refresh();
+		a = vmstat("nr_isolated_anon");
+		f = vmstat("nr_isolated_file");
+		snprintf(where, sizeof(where), "/proc/vmstat");
+		for (node = 0; !a && !f && node < 64; node++) {
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/node/node%d/vmstat", node);
+			if (access(path, R_OK))
+				continue;
+			a = file_counter(path, "nr_isolated_anon");
+			f = file_counter(path, "nr_isolated_file");
+			snprintf(where, sizeof(where), "%s", path);
+		}
+		if (!a && !f) {
+			note("accounting: stat_refresh ok, nr_isolated_anon 0, nr_isolated_file 0 (try %d)",
+			     try);
+			return;
+		}
+		note("accounting try %d: %s nr_isolated_anon %lld nr_isolated_file %lld",
+		     try, where, a, f);
+		usleep(200000);
+	}
+	test_fail("accounting: expected nr_isolated_anon 0 and nr_isolated_file 0 after stat_refresh, saw %lld and %lld in %s (10 tries over 2 s)",
+		  a, f, where);
 }
 
 #endif
