@@ -467,11 +467,21 @@ plot 'data/scan-rate-zone.tsv' using 1:2 with lines title 'zone kswapd', \\
     lock = [(w, m) for (w, m) in d.results if w == "lockstat" and
             "lru_lock" in m]
     if lock:
-        md.append("| lock class: figure | zone end | node end |\n|---|---|---|")
-        for w, m in sorted(lock):
-            r = d.results[(w, m)]
-            md.append("| %s | %s | %s |" % (m, fmt((r.get("zone") or [None])[0]),
-                                            fmt((r.get("node") or [None])[0])))
+        # "&pgdat->lru_lock_contentions": the class differs between the ends
+        byfig, classes = {}, {}
+        for w, m in lock:
+            cls, fig = re.match(r"^(.*lru_lock)_(.*)$", m).groups()
+            for end, vals in d.results[(w, m)].items():
+                byfig.setdefault(fig, {})[end] = vals[0]
+                classes.setdefault(end, set()).add(cls)
+        md.append("| figure | zone end | node end | node/zone |\n|---|---|---|---|")
+        md.append("| lock class | %s | %s | |" % tuple(
+            ", ".join("`%s`" % c for c in sorted(classes.get(e, []))) or "-"
+            for e in ENDS))
+        for fig in sorted(byfig):
+            z, n = byfig[fig].get("zone"), byfig[fig].get("node")
+            md.append("| %s | %s | %s | %s |" % (
+                fig, fmt(z), fmt(n), "%.3f" % (n / z) if z and n else "-"))
         md.append("\nThe zone end has one lock per node (`&pgdat->lru_lock`), "
                   "the node end one per lruvec (`&lruvec->lru_lock`): on a "
                   "one-node guest without memcgs in use the two are the same "
