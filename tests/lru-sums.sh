@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck shell=sh
-# nodelru: sets=smoke timeout=120 topo=all order=90
+# nodelru: sets=smoke,full timeout=120 topo=all order=90
 #
 # LRU accounting adds up, after the per-cpu counters are folded
 # (vm.stat_refresh):
