@@ -4,7 +4,8 @@
 #
 # Debian's stress-ng (from the tools disk) as a second, independent load
 # generator: two vm workers that keep their memory and verify every pass
-# (--vm-keep --verify, 5/8 of MemTotal each, so together more than RAM
+# (--vm-keep --vm-populate --verify, 5/8 of MemTotal each, populated at
+# once, so together more than RAM
 # and swap is needed), an mmap worker on a file of the scratch disk with
 # msync, and an hdd worker writing and verifying files there, for 60 s.
 # stress-ng checks its own data; this test checks its verdict and that
@@ -33,7 +34,7 @@ out=/mnt/scratch/stress-mix.log
 pswp0=$(vm pswpout)
 rc=0
 # shellcheck disable=SC2086 # $extra is empty or two words
-(cd /mnt/scratch && stress-ng --vm 2 --vm-bytes "${vm_kb}K" --vm-keep --verify \
+(cd /mnt/scratch && stress-ng --vm 2 --vm-bytes "${vm_kb}K" --vm-keep --vm-populate --verify \
 	--mmap 1 --mmap-bytes 64M --mmap-file --hdd 1 --hdd-bytes 128M \
 	--timeout 60s --metrics-brief --temp-path /mnt/scratch $extra) >"$out" 2>&1 || rc=$?
 pswp=$(($(vm pswpout) - pswp0))
