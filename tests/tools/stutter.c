@@ -84,7 +84,7 @@ static int run_hog(size_t kb, double end)
 	for (i = 0; i < pages; i++)
 		fill_page(mem + i * WORDS, HOG_SEED, i);
 	if (injected("stutter-corrupt"))
-		mem[(pages / 2) * WORDS + 7] ^= 1;
+		mem[(pages < MIN_CHECK ? pages / 2 : MIN_CHECK / 2) * WORDS + 7] ^= 1;
 	/*
 	 * Verify until the time is up, stopping mid-pass if need be, but
 	 * always the first MIN_CHECK pages: when filling took all the time,
