@@ -58,7 +58,7 @@ int main(void)
 	size_t touched = 0;
 	pid_t pid;
 
-	secs();
+	elapsed();
 	if (meminfo_kb("MemAvailable:") < 4 * (long long)size / 1024)
 		test_skip("needs MemAvailable of %zu MiB", 4 * size >> 20);
 	if (!memcg_on_v2(10))
@@ -117,7 +117,7 @@ int main(void)
 	ev_kill = cg_counter(G_OOM, "memory.events", "oom_kill");
 	ev_oom = cg_counter(G_OOM, "memory.events", "oom");
 	note("%.1fs: child %d %s %d after about %zu MiB; memory.events oom %lld oom_kill %lld; /proc/vmstat oom_kill +%lld",
-	     secs(), (int)pid, WIFSIGNALED(status) ? "killed by signal" :
+	     elapsed(), (int)pid, WIFSIGNALED(status) ? "killed by signal" :
 	     "exited with", WIFSIGNALED(status) ? WTERMSIG(status) :
 	     WEXITSTATUS(status), (touched + page) >> 20, ev_oom, ev_kill,
 	     kills);

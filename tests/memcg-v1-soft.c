@@ -130,7 +130,7 @@ int main(void)
 	double took;
 	int i, err = 0, mounted = 0;
 
-	secs();
+	elapsed();
 	kills0 = vmstat("oom_kill");
 	if (access(SCRATCH "/lost+found", F_OK))
 		test_skip("no scratch ext4 disk mounted on %s", SCRATCH);
@@ -201,7 +201,7 @@ int main(void)
 	a0 = cg_read(G_A, "memory.usage_in_bytes");
 	b0 = cg_read(G_B, "memory.usage_in_bytes");
 	note("%.1fs: before: A %lld kB (%lld kB over its soft limit), B %lld kB (%lld kB over)",
-	     secs(), a0 >> 10, (a0 - soft_a) >> 10, b0 >> 10,
+	     elapsed(), a0 >> 10, (a0 - soft_a) >> 10, b0 >> 10,
 	     (b0 - soft_b) >> 10);
 
 	pressure = meminfo_kb("MemFree:") * 1024 + s / 2;
@@ -210,7 +210,7 @@ int main(void)
 	b1 = cg_read(G_B, "memory.usage_in_bytes");
 	al = a0 - a1;
 	bl = b0 - b1;
-	note("%.1fs: global pressure of %zu MiB took %.1fs", secs(),
+	note("%.1fs: global pressure of %zu MiB took %.1fs", elapsed(),
 	     pressure >> 20, took);
 	note("after: A %lld kB (lost %lld kB), B %lld kB (lost %lld kB)",
 	     a1 >> 10, al >> 10, b1 >> 10, bl >> 10);

@@ -207,7 +207,7 @@ static void test_max(long long limit, long long slack)
 			  WEXITSTATUS(status));
 	events = cg_counter(G_MAX, "memory.events", "max");
 	note("(a) %.1fs: peak memory.current %lld kB in %ld samples; limit %lld kB + slack %lld kB; memory.events max %lld; swap.current %lld kB",
-	     secs(), peak >> 10, samples, limit >> 10, slack >> 10, events,
+	     elapsed(), peak >> 10, samples, limit >> 10, slack >> 10, events,
 	     cg_read(G_MAX, "memory.swap.current") >> 10);
 	if (peak > limit + slack)
 		test_fail("(a) expected memory.current <= %lld kB (memory.max + charge batch slack), saw %lld kB",
@@ -251,7 +251,7 @@ static void test_high(long long high)
 	cur = cg_read(G_HIGH, "memory.current");
 	events = cg_counter(G_HIGH, "memory.events", "high");
 	note("(b) %.1fs: memory.current %lld kB (high %lld kB), memory.events high %lld, swap.current %lld kB",
-	     secs(), cur >> 10, high >> 10, events,
+	     elapsed(), cur >> 10, high >> 10, events,
 	     cg_read(G_HIGH, "memory.swap.current") >> 10);
 	parent_go(&c);
 	reap(&c, "(b) fill and verify under memory.high");
@@ -432,7 +432,7 @@ int main(void)
 
 	page_size = sysconf(_SC_PAGESIZE);
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	secs();
+	elapsed();
 	if (swap_kb < 256 * 1024)
 		test_skip("needs 256 MiB of swap, SwapTotal is %lld kB", swap_kb);
 	if (access(SCRATCH "/lost+found", F_OK))
@@ -469,6 +469,6 @@ int main(void)
 		test_fail("expected no OOM kill, saw oom_kill +%lld",
 			  vmstat("oom_kill") - before_oom);
 	final_accounting();
-	note("%.1fs: all memcg v2 checks passed", secs());
+	note("%.1fs: all memcg v2 checks passed", elapsed());
 	return KSFT_PASS;
 }

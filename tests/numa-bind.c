@@ -239,7 +239,7 @@ static void bind_phase(int nid)
 	fp0 = node_vmstat(nid, "nr_file_pages");
 	hist_read(&s0);
 	note("node %d bind: %.1fs: cache read, node MemFree now %lld kB",
-	     nid, secs(), node_meminfo(nid, "MemFree:"));
+	     nid, elapsed(), node_meminfo(nid, "MemFree:"));
 	fill_pages(p, npages, SEED + nid);
 	fold();
 	for (i = 0; i < 2; i++)
@@ -247,14 +247,14 @@ static void bind_phase(int nid)
 	fp1 = node_vmstat(nid, "nr_file_pages");
 	hist_read(&s1);
 	note("node %d bind: %.1fs: anon filled; node%d nr_file_pages %lld -> %lld; nr_vmscan_write node0 +%lld node1 +%lld; lru_shrink_inactive scanned node0 +%lld node1 +%lld, reclaimed node0 +%lld node1 +%lld%s",
-	     nid, secs(), nid, fp0, fp1, w1[0], w1[1],
+	     nid, elapsed(), nid, fp0, fp1, w1[0], w1[1],
 	     s1.scanned[0] - s0.scanned[0], s1.scanned[1] - s0.scanned[1],
 	     s1.reclaimed[0] - s0.reclaimed[0],
 	     s1.reclaimed[1] - s0.reclaimed[1],
 	     hist_on ? "" : " (no hist trigger)");
 	check_placement("after the fill", p, npages, nid);
 	verify_pages("bound anon", p, npages, SEED + nid);
-	note("node %d bind: %.1fs: all %zu pages verified", nid, secs(),
+	note("node %d bind: %.1fs: all %zu pages verified", nid, elapsed(),
 	     npages);
 	check_placement("after the check", p, npages, nid);
 	if (nid && set_policy(MPOL_DEFAULT, 0))
@@ -377,7 +377,7 @@ static void move_phase(void)
 		move_all(anon, npages, to, "anon");
 		move_all(file, npages, to, "file mapping");
 		take(&b);
-		note("move: %.1fs: node %d -> node %d done", secs(), from, to);
+		note("move: %.1fs: node %d -> node %d done", elapsed(), from, to);
 		check_follow("AnonPages", a.anon, b.anon, from, to,
 			     MOVE_SIZE >> 10);
 		check_follow("FilePages", a.file, b.file, from, to,
@@ -398,7 +398,7 @@ int main(void)
 	long long swap_kb = meminfo_kb("SwapTotal:");
 
 	page_size = sysconf(_SC_PAGESIZE);
-	secs();
+	elapsed();
 	if (access("/sys/devices/system/node/node1", F_OK) ||
 	    !access("/sys/devices/system/node/node2", F_OK))
 		test_skip("needs exactly two NUMA nodes (topology numa)");
@@ -422,6 +422,6 @@ int main(void)
 			  vmstat("oom_kill") - kills0);
 	final_accounting();
 	note("%.1fs: ok: bound memory was reclaimed and placed on its node, moved pages intact",
-	     secs());
+	     elapsed());
 	return KSFT_PASS;
 }

@@ -184,7 +184,7 @@ int main(void)
 	uint64_t *fresh;
 
 	page_size = sysconf(_SC_PAGESIZE);
-	secs();
+	elapsed();
 	kills0 = vmstat("oom_kill");
 	if (meminfo_kb("SwapTotal:") < 256 * 1024)
 		test_skip("needs 256 MiB of swap");
@@ -236,7 +236,7 @@ int main(void)
 	ahp = anon_huge_kb(pid);
 	shp = meminfo_kb("ShmemHugePages:");
 	note("%.1fs: filled: child AnonHugePages %lld kB, ShmemHugePages %lld kB",
-	     secs(), ahp, shp);
+	     elapsed(), ahp, shp);
 	check_sums("before reclaim");
 	if (ahp < (long long)(SIZE / 2) >> 10 || (shp && shp < (long long)(SIZE / 2) >> 10)) {
 		kill(pid, SIGKILL);
@@ -259,13 +259,13 @@ int main(void)
 		cur = cg_read(G_THP, "memory.current");
 		cg_write_ll(G_THP, "memory.max", SIZE);
 		note("%.1fs: memory.current %lld kB; memory.max set to %lu kB: now %lld kB, memory.events max %lld",
-		     secs(), cur >> 10, SIZE >> 10,
+		     elapsed(), cur >> 10, SIZE >> 10,
 		     cg_read(G_THP, "memory.current") >> 10,
 		     cg_counter(G_THP, "memory.events", "max"));
 	} else {
 		double t = global_pressure(meminfo_kb("MemFree:") * 1024 + SIZE);
 
-		note("%.1fs: global pressure took %.1fs", secs(), t);
+		note("%.1fs: global pressure took %.1fs", elapsed(), t);
 	}
 	ahp1 = anon_huge_kb(pid);
 	shp1 = meminfo_kb("ShmemHugePages:");
@@ -287,7 +287,7 @@ int main(void)
 			  WIFSIGNALED(status) ? "signal" : "exit status",
 			  WIFSIGNALED(status) ? WTERMSIG(status) :
 			  WEXITSTATUS(status));
-	note("%.1fs: anon THP and huge tmpfs data intact", secs());
+	note("%.1fs: anon THP and huge tmpfs data intact", elapsed());
 	/* counters: [2] thp_split_page, [4] thp_swpout, [6] pswpout */
 	if (delta[2] + delta[4] <= 0)
 		test_fail("expected huge pages split or swapped whole (thp_split_page + thp_swpout > 0), saw %lld",
@@ -317,7 +317,7 @@ int main(void)
 		((char *)fresh)[i] = 1;
 	ahp1 = anon_huge_kb(getpid()) - ahp;
 	note("%.1fs: after compact_memory, a fresh madvised %lu MiB region got %lld kB of AnonHugePages: THP success rate %lld%% (thp_fault_alloc +%lld, thp_fault_fallback +%lld)",
-	     secs(), SIZE >> 20, ahp1, ahp1 * 100 / (long long)(SIZE >> 10),
+	     elapsed(), SIZE >> 20, ahp1, ahp1 * 100 / (long long)(SIZE >> 10),
 	     vmstat("thp_fault_alloc") - before[0],
 	     vmstat("thp_fault_fallback") - before[1]);
 	munmap(fresh, SIZE);
@@ -329,6 +329,6 @@ int main(void)
 	check_sums("at the end");
 	final_accounting();
 	note("%.1fs: ok: THP split and swapped under reclaim, counters add up, data intact%s",
-	     secs(), shmem_huge ? "" : " (anon THP only: no huge tmpfs pages in this kernel)");
+	     elapsed(), shmem_huge ? "" : " (anon THP only: no huge tmpfs pages in this kernel)");
 	return KSFT_PASS;
 }

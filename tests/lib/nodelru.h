@@ -178,18 +178,6 @@ static inline double elapsed(void)
 	return (t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9;
 }
 
-/* Seconds since the first call. */
-static inline double secs(void)
-{
-	static struct timespec t0;
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	if (!t0.tv_sec && !t0.tv_nsec)
-		t0 = t;
-	return (t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9;
-}
-
 /* Write VAL to PATH; 0 or the errno of the failure (no verdict). */
 static inline int try_write_file(const char *path, const char *val)
 {
@@ -328,7 +316,7 @@ static inline void drop_caches(void)
  */
 static inline double global_pressure(size_t bytes)
 {
-	double t0 = secs();
+	double t0 = elapsed();
 	size_t page = sysconf(_SC_PAGESIZE), hp = 2UL << 20;
 	long long free_b = meminfo_kb("MemFree:") * 1024 - (448LL << 20);
 	size_t huge = free_b > 0 ? (size_t)free_b & ~(hp - 1) : 0;
@@ -362,7 +350,7 @@ static inline double global_pressure(size_t bytes)
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		test_fail("the pressure child (%zu MiB) failed: expected exit 0, saw status 0x%x",
 			  bytes >> 20, status);
-	return secs() - t0;
+	return elapsed() - t0;
 }
 
 /*
