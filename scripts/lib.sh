@@ -20,6 +20,20 @@ PATCHES=${NODELRU_PATCHES:-$TOP/patches}
 
 export LC_ALL=C
 
+# SCRATCH=path/to/x.patch: a throw-away patch applied on top of the step's
+# tree (tests/broken/ holds deliberately broken kernels that tests must
+# catch).  It gets its own kernel name, <step>-<flavor>-x-<x>, its own
+# tree and O= directory; the series' kernels are never touched.
+SCRATCH=${SCRATCH:-}
+if [ -n "$SCRATCH" ]; then
+	case $SCRATCH in /*) ;; *) SCRATCH=$TOP/$SCRATCH ;; esac
+	[ -f "$SCRATCH" ] || {
+		printf 'error: SCRATCH=%s: no such patch file\n' "$SCRATCH" >&2
+		exit 1
+	}
+fi
+export SCRATCH
+
 msg() { printf '  %-8s %s\n' "$1" "$2" >&2; }
 stage() { printf '=> %s\n' "$*" >&2; }
 die() {
@@ -119,6 +133,7 @@ tree_key() {
 			echo "$p"
 			cat "$PATCHES/$p" 2>/dev/null || echo missing
 		done
+		[ -z "$SCRATCH" ] || { echo "scratch"; cat "$SCRATCH"; }
 	} | sha256sum | cut -c1-16
 }
 
@@ -136,7 +151,7 @@ kernel_name() {
 		[ "$n" -ne "$(series_count)" ] || name=node
 		;;
 	esac
-	echo "$name-$flavor"
+	echo "$name-$flavor${SCRATCH:+-x-$(basename "$SCRATCH" .patch)}"
 }
 
 jobs_default() {

@@ -11,7 +11,8 @@
 # the first STEP patches with fuzz 0.  Only a tree that got through all of
 # that is moved into place, so a failing patch never leaves a half-applied
 # tree behind.  At the end of the series the tree must equal the pristine
-# extraction.
+# extraction.  With SCRATCH=x.patch (see lib.sh) that patch goes on top
+# last, after the identity check.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -76,6 +77,19 @@ if [ "$n" -eq "$total" ]; then
 			"rewind followed by replay must be the identity; list: $logs/replay-diff.log"
 	fi
 	msg identity "replayed tree equals the pristine extraction"
+fi
+
+if [ -n "$SCRATCH" ]; then
+	printf '[ +scratch %s ]\n' "$SCRATCH" >>"$log"
+	if ! out=$(patch -d "$tmp" -p1 -F0 -N --no-backup-if-mismatch \
+		--reject-file=- -i "$SCRATCH" 2>&1); then
+		printf '%s\n' "$out" >>"$log"
+		printf '%s\n' "$out" | grep -E 'patching file|FAILED|hunk|malformed|No file' >&2 || true
+		die "scratch patch $SCRATCH does not apply to step $n (fuzz 0)" \
+			"no work tree was left behind; full output: $log"
+	fi
+	printf '%s\n' "$out" >>"$log"
+	msg scratch "$(basename "$SCRATCH") applied on top"
 fi
 
 rm -f "$keyfile"
