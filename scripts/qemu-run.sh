@@ -203,6 +203,10 @@ else
 	echo "$label boot $took tests 0" >"$run/times"
 fi
 msg "done" "$label in ${took}s (boot ${boot_s}s, QEMU exit $rc); log: $run/console.log"
+# The runner's "# took NAME Ns" lines: where the time went.
+slowest=$(awk '/^# took / { t = $4; sub(/s$/, "", t); print t, $3 }' "$run/results.ktap" |
+	sort -rn | head -n 5 | awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')
+[ -z "$slowest" ] || msg slowest "$slowest"
 if grep -q '^FAIL ' "$outcomes"; then
 	grep '^FAIL ' "$outcomes" | sed 's/^/  /' >&2
 	repro="TESTS=$tests${INJECT:+ INJECT=$INJECT} MEM=$mem SMP=$smp ACCEL=$accel KEEP_DISKS=1 scripts/qemu-run.sh $kernel $topo $tests"
