@@ -20,6 +20,8 @@
 # cannot be faulted from outside; it is the tool's job).
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
+# shellcheck source=tests/lib/accounting.sh
+. /lib/nodelru/accounting.sh
 fail() { echo "FAIL: $*"; exit 1; }
 inject() { case ",${NODELRU_INJECT:-}," in *",$1,"*) echo "# injecting fault '$1'"; return 0 ;; esac; return 1; }
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
@@ -46,9 +48,4 @@ rm -f "$out"
 [ "$rc" -eq 0 ] || fail "expected stress-ng to exit 0, it exited $rc"
 echo "pswpout +$pswp"
 [ "$pswp" -gt 0 ] || fail "expected the vm workers to be swapped out (pswpout > 0), saw +$pswp"
-echo 1 >/proc/sys/vm/stat_refresh || fail "vm.stat_refresh failed"
-for n in nr_isolated_anon nr_isolated_file; do
-	v=$(vm "$n")
-	[ "$v" -eq 0 ] || { sleep 1; v=$(vm "$n"); }
-	[ "$v" -eq 0 ] || fail "expected $n 0 at rest, saw $v"
-done
+check_isolated_at_rest

@@ -24,6 +24,8 @@
 # expected, so the zone check must fail.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
+# shellcheck source=tests/lib/accounting.sh
+. /lib/nodelru/accounting.sh
 fail() { echo "FAIL: $*"; exit 1; }
 hog=/sys/kernel/debug/nodelru_hog
 data=/mnt/scratch/zone-pressure.dat
@@ -125,10 +127,5 @@ echo free >"$hog"
 
 echo 3 >/proc/sys/vm/drop_caches
 [ "$(md5sum <"$data")" = "$sum" ] || fail "expected $data to read back with md5 $sum after the pressure, it differs"
-echo 1 >/proc/sys/vm/stat_refresh || fail "vm.stat_refresh failed"
-for n in nr_isolated_anon nr_isolated_file; do
-	v=$(vm "$n")
-	[ "$v" -eq 0 ] || { sleep 1; v=$(vm "$n"); }
-	[ "$v" -eq 0 ] || fail "expected $n 0 at rest, saw $v"
-done
+check_isolated_at_rest
 echo "zone-constrained reclaim for $zone: $want pages had, pgsteal +$((s1 - s0))"
