@@ -16,8 +16,8 @@
 #   No fairness (the node-LRU end): allocations come from the highest
 #   zone while it has free memory.  Pass: DMA32's share is under 5 %.
 #
-# The ends of the series must show their policy: a kernel release *-zone-*
-# must have nr_alloc_batch, a *-node-* one must not.  All kernels print
+# The ends of the series must show their policy: a kernel release *-nodelru-zone-*
+# must have nr_alloc_batch, a *-nodelru-node-* one must not.  All kernels print
 # the shares, the managed pages and the fairness batches.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
@@ -62,8 +62,8 @@ else
 fi
 release=$(uname -r)
 case $release in
-*-zone-*) [ "$mode" = fair ] || fail "zone end ($release): expected nr_alloc_batch in /proc/zoneinfo, saw none" ;;
-*-node-*) [ "$mode" = nofair ] || fail "node end ($release): expected no nr_alloc_batch in /proc/zoneinfo, saw it" ;;
+*-nodelru-zone-*) [ "$mode" = fair ] || fail "zone end ($release): expected nr_alloc_batch in /proc/zoneinfo, saw none" ;;
+*-nodelru-node-*) [ "$mode" = nofair ] || fail "node end ($release): expected no nr_alloc_batch in /proc/zoneinfo, saw it" ;;
 esac
 
 sync

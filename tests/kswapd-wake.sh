@@ -6,13 +6,13 @@
 # mm_vmscan_wakeup_kswapd events by zid while page cache of MemFree plus
 # 256 MiB is streamed to the scratch disk (GFP_HIGHUSER_MOVABLE: the
 # highest zone index such a request may use is Movable, 3).
-#   zone end (kernel release *-zone-*): kswapd is woken per zone, and the
+#   zone end (kernel release *-nodelru-zone-*): kswapd is woken per zone, and the
 #     event names the zone that was low, so every wakeup carries the index
 #     of a populated zone (DMA 0, DMA32 1, Normal 2) and none the empty
 #     Movable index 3 (only the first low zone of a pass is traced: the
 #     calls for the next zones find kswapd already awake); and the
 #     mm_vmscan_kswapd_wake event has no zid field;
-#   node end (*-node-*): kswapd is woken once per node for the highest
+#   node end (*-nodelru-node-*): kswapd is woken once per node for the highest
 #     zone the request may use: some wakeups carry zid 3 (page cache), and
 #     at least 90 % carry 3 or 2 (GFP_KERNEL); mm_vmscan_kswapd_wake has
 #     a zid field.
@@ -27,8 +27,8 @@ ev=/sys/kernel/tracing/events/vmscan
 grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
 release=$(uname -r)
 case $release in
-*-zone-*) end=zone ;;
-*-node-*) end=node ;;
+*-nodelru-zone-*) end=zone ;;
+*-nodelru-node-*) end=node ;;
 *) end=step ;;
 esac
 

@@ -4,9 +4,9 @@
 #
 # Which LRU lock the kernel takes, by its lockdep class in /proc/lock_stat
 # (CONFIG_LOCK_STAT), after some page cache and anon LRU traffic:
-#   zone end of the series (kernel release *-zone-*): &pgdat->lru_lock,
+#   zone end of the series (kernel release *-nodelru-zone-*): &pgdat->lru_lock,
 #     the node's lock shared by every lruvec of the node;
-#   node end (*-node-*): &lruvec->lru_lock, one lock per lruvec;
+#   node end (*-nodelru-node-*): &lruvec->lru_lock, one lock per lruvec;
 #   steps between: exactly one of the two.
 # A class counts when it has acquisitions.  Fails when neither or both
 # are in use, or when an end shows the other end's lock.
@@ -17,8 +17,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 [ -r /proc/lock_stat ] || fail "expected /proc/lock_stat (CONFIG_LOCK_STAT), it is missing"
 release=$(uname -r)
 case $release in
-*-zone-*) expect='&pgdat->lru_lock' ;;
-*-node-*) expect='&lruvec->lru_lock' ;;
+*-nodelru-zone-*) expect='&pgdat->lru_lock' ;;
+*-nodelru-node-*) expect='&lruvec->lru_lock' ;;
 *) expect= ;;
 esac
 
