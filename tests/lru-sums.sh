@@ -42,15 +42,15 @@ check() {
 			for (n in nodes)
 				for (i in L)
 					if (zone[n, L[i]] + 0 != nv[n, "nr_" L[i]] + 0)
-						printf " node%s:%s(zones=%d,node=%d)", n, L[i], zone[n, L[i]], nv[n, "nr_" L[i]]
+						printf " node%s:%s(zones=%.0f,node=%.0f)", n, L[i], zone[n, L[i]], nv[n, "nr_" L[i]]
 			L["x1"] = "isolated_anon"; L["x2"] = "isolated_file"
 			for (i in L) {
 				k = "nr_" L[i]
 				if (sum[k] + 0 != glob[k] + 0)
-					printf " %s(nodes=%d,vmstat=%d)", L[i], sum[k], glob[k]
+					printf " %s(nodes=%.0f,vmstat=%.0f)", L[i], sum[k], glob[k]
 			}
 			if (glob["nr_isolated_anon"] + 0 != 0 || glob["nr_isolated_file"] + 0 != 0)
-				printf " nr_isolated(expected=0,saw=%d+%d)", glob["nr_isolated_anon"], glob["nr_isolated_file"]
+				printf " nr_isolated(expected=0,saw=%.0f+%.0f)", glob["nr_isolated_anon"], glob["nr_isolated_file"]
 		}' /tmp/lru-snap.out)
 	[ -z "$bad" ]
 }

@@ -38,7 +38,7 @@ check() {
 				n++
 				d = node[k] - glob[k]
 				if (d > 64 || d < -64)
-					printf " %s(nodes=%d,meminfo=%d kB)", k, node[k], glob[k]
+					printf " %s(nodes=%.0f,meminfo=%.0f kB)", k, node[k], glob[k]
 			}
 			if (n < 10)
 				printf " only %d common fields (expected 10+)", n
