@@ -79,7 +79,10 @@ truncate -s "$((mem * 2))M" "$run/scratch.img"
 mkfs.ext4 -q -F -L scratch "$run/scratch.img" >/dev/null 2>"$run/mkfs.log" ||
 	die "mkfs.ext4 of the scratch disk failed" "log: $run/mkfs.log"
 
-append="console=ttyS0 panic=-1 loglevel=6 nodelru.topo=$topo nodelru.tests=$tests"
+# oops=panic: after a BUG or an Oops the guest cannot be trusted and often
+# hangs (a dead kswapd holding a page lock), so it stops at once instead
+# of running into the host timeout; the console keeps the first report.
+append="console=ttyS0 panic=-1 oops=panic loglevel=6 nodelru.topo=$topo nodelru.tests=$tests"
 [ -z "${INJECT:-}" ] || append="$append nodelru.inject=$INJECT"
 [ "${QUICK:-0}" != 1 ] || append="$append nodelru.quick=1"
 # One socket per CPU, so that a NUMA node never splits a cache domain.
