@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nodelru: sets=full timeout=240 topo=all order=60
+ * nodelru: sets=full timeout=240 topo=all order=40
  *
  * cgroup v1 memory soft limits steer global reclaim.  The memory
  * controller is bound to a v1 hierarchy on /mnt/v1 (possible while cgroup
@@ -19,10 +19,24 @@
  * hierarchy is emptied and unmounted so the controller returns to v2,
  * then the accounting checks: vm.stat_refresh succeeds, nr_isolated_* = 0.
  *
+ * Swap is turned off and on again (every swap device in /proc/swaps)
+ * before the v1 mount and after the controller is back on v2.  Under v2 a
+ * swapped-in page keeps its slot and its swap_cgroup record, and pages
+ * read ahead from swap and never mapped stay in the swap cache; when the
+ * controller moves to v1, reclaim of such a page calls
+ * mem_cgroup_swapout(), which finds the old record and hits
+ * VM_BUG_ON_FOLIO(oldid) (seen on zone-debug/numa with this test right
+ * after anon-swap, kswapd1, mm/memcontrol.c:7402; the code involved is the
+ * same at both ends of the series).  Rebinding the memory controller
+ * with swap in use is outside what the kernel supports; swapoff empties
+ * the swap cache and frees every slot and record.  The set also runs this
+ * test first (order=40), before any test that swaps.
+ *
  * Fault: INJECT=soft-swap swaps the two soft limits; the comparison must
  * fail.
  */
 #include <sys/mount.h>
+#include <sys/swap.h>
 
 #include "lib/nodelru.h"
 
@@ -81,6 +95,28 @@ static int memory_cgroups(void)
 static int v1_mounted;
 static pid_t main_pid;
 
+/* swapoff and swapon every active swap device; returns how many. */
+static int swap_cycle(void)
+{
+	char line[512], dev[256];
+	int n = 0;
+	FILE *f = fopen("/proc/swaps", "r");
+
+	if (!f)
+		test_fail("open /proc/swaps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%255s", dev) != 1 || dev[0] != '/')
+			continue;
+		if (swapoff(dev))
+			test_fail("swapoff %s: %s", dev, strerror(errno));
+		if (swapon(dev, 0))
+			test_fail("swapon %s: %s", dev, strerror(errno));
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
 static void cleanup(void)
 {
 	int i, n = -1;
@@ -109,8 +145,10 @@ static void cleanup(void)
 	for (i = 0; i < 2; i++) {
 		if (umount(V1))
 			note("# warning: umount %s: %s", V1, strerror(errno));
-		if (memcg_on_v2(5))
+		if (memcg_on_v2(5)) {
+			note("swap cycled on v2 again: %d device(s)", swap_cycle());
 			return;
+		}
 		/* Mount the lingering hierarchy again and let it go again. */
 		drop_caches();
 		if (mount("none", V1, "cgroup", 0, "memory"))
@@ -124,7 +162,7 @@ int main(void)
 {
 	long long mem_kb = meminfo_kb("MemTotal:");
 	long long swap_kb = meminfo_kb("SwapTotal:");
-	long long a0, b0, a1, b1, al, bl, soft_a, soft_b, kills0;
+	long long a0, b0, a1, b1, al, bl, soft_a, soft_b, kills0, cached;
 	char buf[256];
 	size_t s, pressure;
 	double took;
@@ -151,6 +189,10 @@ int main(void)
 				  strerror(err));
 		note("took +memory away from the cgroup v2 root");
 	}
+	cached = meminfo_kb("SwapCached:");
+	i = swap_cycle();
+	note("swap cycled before the v1 mount: %d device(s), SwapCached was %lld kB, now %lld kB",
+	     i, cached, meminfo_kb("SwapCached:"));
 	if (mkdir(V1, 0755) && errno != EEXIST)
 		test_fail("mkdir %s: %s", V1, strerror(errno));
 	/* Dying v2 memcgs (page cache still charged) hold it for a while. */
