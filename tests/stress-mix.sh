@@ -7,7 +7,7 @@
 # (--vm-keep --vm-populate --verify, 5/4 of MemTotal between them,
 # populated at once, so swap is needed), an mmap worker on a file of the
 # scratch disk with msync, and an hdd worker writing and verifying files
-# there, for 60 s.  stress-ng divides --vm-bytes among the vm workers (its
+# there, for 45 s.  stress-ng divides --vm-bytes among the vm workers (its
 # stress-vm.c: vm_bytes /= num_instances, whatever the manual says): with
 # 5/8 of MemTotal given, the two shared 5/8 and swapped only when the
 # other stressors' page cache happened to push them.
@@ -34,14 +34,14 @@ extra=
 if inject stress-fail; then
 	extra="--vm-method no-such-method"
 fi
-echo "stress-ng: 2 vm workers sharing ${vm_kb} KiB (MemTotal ${total_kb} KiB), mmap + hdd on /mnt/scratch, 60 s"
+echo "stress-ng: 2 vm workers sharing ${vm_kb} KiB (MemTotal ${total_kb} KiB), mmap + hdd on /mnt/scratch, 45 s"
 out=/mnt/scratch/stress-mix.log
 pswp0=$(vm pswpout)
 rc=0
 # shellcheck disable=SC2086 # $extra is empty or two words
 (cd /mnt/scratch && stress-ng --vm 2 --vm-bytes "${vm_kb}K" --vm-keep --vm-populate --verify \
 	--mmap 1 --mmap-bytes 64M --mmap-file --hdd 1 --hdd-bytes 128M \
-	--timeout 60s --metrics-brief --temp-path /mnt/scratch $extra) >"$out" 2>&1 || rc=$?
+	--timeout 45s --metrics-brief --temp-path /mnt/scratch $extra) >"$out" 2>&1 || rc=$?
 pswp=$(($(vm pswpout) - pswp0))
 sed 's/^stress-ng: //' "$out" | tail -n 20
 rm -f "$out"

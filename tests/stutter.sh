@@ -5,7 +5,7 @@
 # The cover letter's "stutter" load (tests/tools/stutter.c): an anon hog
 # of 3/4 of MemTotal verified over and over, a file of 1/2 MemTotal
 # copied and verified over and over on the scratch disk, and a probe
-# timing mmap + touch + munmap of 4 MiB of fresh memory, for 60 s.  The
+# timing mmap + touch + munmap of 4 MiB of fresh memory, for 45 s.  The
 # latency percentiles are recorded for make bench; they are not asserted.
 # Pass: the hog's memory and every finished copy verified, the probe took
 # 10+ samples, and reclaim ran (pgscan moved).
@@ -20,9 +20,9 @@ grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt
 total_kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
 hog=$((total_kb * 3 / 4))
 file=$((total_kb / 2))
-echo "stutter: hog ${hog} KiB, file ${file} KiB, probe 4096 KiB, 60 s (MemTotal ${total_kb} KiB)"
+echo "stutter: hog ${hog} KiB, file ${file} KiB, probe 4096 KiB, 45 s (MemTotal ${total_kb} KiB)"
 s0=$(scan)
-stutter -t 60 -a "$hog" -f "$file" -p 4096 -d /mnt/scratch ||
+stutter -t 45 -a "$hog" -f "$file" -p 4096 -d /mnt/scratch ||
 	fail "expected the hog and the copier to verify all their data and 10+ probe samples (see above)"
 s=$(($(scan) - s0))
 echo "pgscan +$s"
