@@ -76,26 +76,38 @@ check_offsets() {
 		"$bad" "refresh the patch (scripts/mkpatch.sh) or raise MAX_OFFSET; full output: $log"
 }
 
+# Apply one patch file to DIR with fuzz 0, extra patch(1) options after
+# it (-R to reverse); all output goes to LOG, and on failure the lines that
+# name the file and hunk go to stderr and the status is non-zero.  The
+# output is left in PATCH_OUT for the caller's offset check.
+#   apply_patch DIR FILE LOG [OPTION...]
+apply_patch() {
+	local dir=$1 file=$2 log=$3
+	shift 3
+	if ! PATCH_OUT=$(patch -d "$dir" -p1 "$@" -F0 -N --no-backup-if-mismatch \
+		--reject-file=- -i "$file" 2>&1); then
+		printf '%s\n' "$PATCH_OUT" >>"$log"
+		printf '%s\n' "$PATCH_OUT" | grep -E 'patching file|FAILED|hunk|malformed|No file' >&2 || true
+		return 1
+	fi
+	printf '%s\n' "$PATCH_OUT" >>"$log"
+}
+
 # Reverse-apply the whole series to the tree in DIR, last patch first,
 # fuzz 0 and no offsets (the rewind); patch(1) output goes to LOG.  After
 # each patch, HOOK (a command, optional) runs with the patch's name.
 #   rewind_series DIR LOG [HOOK]
 rewind_series() {
-	local dir=$1 log=$2 hook=${3:-} all i p out
+	local dir=$1 log=$2 hook=${3:-} all i p
 	mapfile -t all < <(series_patches)
 	for ((i = ${#all[@]} - 1; i >= 0; i--)); do
 		p=${all[i]}
 		printf '[ -%s ]\n' "$p" >>"$log"
-		if ! out=$(patch -d "$dir" -p1 -R -F0 -N --no-backup-if-mismatch \
-			--reject-file=- -i "$PATCHES/$p" 2>&1); then
-			printf '%s\n' "$out" >>"$log"
-			printf '%s\n' "$out" | grep -E 'patching file|FAILED|hunk|malformed|No file' >&2 || true
+		apply_patch "$dir" "$PATCHES/$p" "$log" -R ||
 			die "rewind: patch $p does not reverse-apply to the tree of the patches after it" \
 				"(fuzz 0; the pristine tree is untouched, no work tree was left behind)" \
 				"full output: $log"
-		fi
-		printf '%s\n' "$out" >>"$log"
-		check_offsets "rewind: $p" "$out" "$log"
+		check_offsets "rewind: $p" "$PATCH_OUT" "$log"
 		[ -z "$hook" ] || "$hook" "$p"
 	done
 	msg rewind "${#all[@]} patches reversed"

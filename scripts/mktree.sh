@@ -81,14 +81,9 @@ fi
 
 if [ -n "$SCRATCH" ]; then
 	printf '[ +scratch %s ]\n' "$SCRATCH" >>"$log"
-	if ! out=$(patch -d "$tmp" -p1 -F0 -N --no-backup-if-mismatch \
-		--reject-file=- -i "$SCRATCH" 2>&1); then
-		printf '%s\n' "$out" >>"$log"
-		printf '%s\n' "$out" | grep -E 'patching file|FAILED|hunk|malformed|No file' >&2 || true
+	apply_patch "$tmp" "$SCRATCH" "$log" ||
 		die "scratch patch $SCRATCH does not apply to step $n (fuzz 0)" \
 			"no work tree was left behind; full output: $log"
-	fi
-	printf '%s\n' "$out" >>"$log"
 	msg scratch "$(basename "$SCRATCH") applied on top"
 fi
 
