@@ -326,7 +326,7 @@ plot 'data/alloc-share.tsv' using 2:xtic(1) title 'DMA', '' using 3 title 'DMA32
     md.append("")
 
     # 2. bonnie
-    md.append("## 2. bonnie++ (ext4, data set 2x RAM; quick mode: RAM/2)\n")
+    md.append("## 2. bonnie++ (ext4, data set 2x RAM, per-character tests over bonnie++ 2.00's default 20 MiB; quick mode: RAM/4, no per-character tests)\n")
     bonnie_fields = {9: "SeqOut Char KiB/s", 11: "SeqOut Block KiB/s",
                      13: "SeqOut Rewrite KiB/s", 15: "SeqIn Char KiB/s",
                      17: "SeqIn Block KiB/s", 19: "Random seeks /s",

@@ -4,8 +4,8 @@
 #
 # Benchmark workload 5, streaming I/O throughput (tiobench's role):
 # Debian's fio, buffered 4 KiB sequential and random write and read at 1,
-# 2 and 4 jobs, 15 s each (quick: 4 s), over a data set of twice RAM
-# (quick: half of RAM) split between the jobs.  Prints KiB/s per case.
+# 2 and 4 jobs, 10 s each (quick: 3 s), over a data set of twice RAM
+# (quick: a quarter of RAM) split between the jobs.  Prints KiB/s per case.
 # The write cases end with fsync (--end_fsync=1), so their figure includes
 # getting the data to the disk, and a read case never starts behind the
 # previous case's dirty pages: without it fio's cache invalidation at the
@@ -17,10 +17,10 @@ set -eu -o pipefail
 # shellcheck source=tests/lib/bench.sh
 . /lib/nodelru/bench.sh
 total=$(($(mem_kb) * 2))
-secs=15
+secs=10
 if bench_quick; then
-	total=$(($(mem_kb) / 2))
-	secs=4
+	total=$(($(mem_kb) / 4))
+	secs=3
 fi
 mkdir -p /mnt/scratch/fio
 bench_begin fio

@@ -4,15 +4,15 @@
 #
 # Benchmark workload 3, stutter: the tests/tools/stutter.c load (anon hog
 # of 3/4 of RAM, a file of 1/2 RAM copied over and over, mmap latency
-# probe of 4 MiB) for 150 s (quick: 60 s).  Prints the percentiles and
+# probe of 4 MiB) for 100 s (quick: 30 s).  Prints the percentiles and
 # every sample ("bench-raw: stutter ...", 50 a line) for the CDF.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 # shellcheck source=tests/lib/bench.sh
 . /lib/nodelru/bench.sh
 kb=$(mem_kb)
-secs=150
-bench_quick && secs=60
+secs=100
+bench_quick && secs=30
 bench_begin stutter
 stutter -t "$secs" -a "$((kb * 3 / 4))" -f "$((kb / 2))" -p 4096 -d /mnt/scratch \
 	-r /tmp/stutter.raw >/tmp/stutter.out || { cat /tmp/stutter.out; echo "FAIL: stutter failed"; exit 1; }
