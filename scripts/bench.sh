@@ -41,6 +41,10 @@ status=$out/meta/status
 : >"$status"
 stage "bench: $out (ITER=$iter QUICK=$quick TOPO=$topo MEM=$MEM)"
 
+# Seconds spent building kernels and running guests: a fresh machine's
+# cold ccache makes the first figure dominate, so meta/info gives both.
+build_s=0
+run_s=0
 for end in zone node; do
 	t=$(date +%s)
 	if "$TOP/scripts/kbuild.sh" "$end" bench; then
@@ -48,6 +52,7 @@ for end in zone node; do
 	else
 		echo "build $end-bench FAILED $(($(date +%s) - t))" >>"$status"
 	fi
+	build_s=$((build_s + $(date +%s) - t))
 done
 "$TOP/scripts/initramfs.sh"
 
@@ -60,6 +65,7 @@ for ((i = 1; i <= iter; i++)); do
 		t=$(date +%s)
 		rc=0
 		RUN_NAME=$name "$TOP/scripts/qemu-run.sh" "$kernel" "$topo" bench || rc=$?
+		run_s=$((run_s + $(date +%s) - t))
 		cp "$BUILD/runs/$name/results.ktap" "$out/raw/$end-$i.ktap" 2>/dev/null || true
 		cp "$BUILD/runs/$name/qemu.cmd" "$out/meta/qemu-$end.cmd" 2>/dev/null || true
 		if [ "$rc" = 0 ]; then
@@ -78,14 +84,18 @@ for end in zone node; do
 		echo "lockstat $end skipped (QUICK=1 and $kernel is not built; make qemu-test builds it)" >>"$status"
 		continue
 	fi
+	t=$(date +%s)
 	if ! "$TOP/scripts/kbuild.sh" "$end" debug; then
 		echo "lockstat $end FAILED (build)" >>"$status"
 		failed=1
 		continue
 	fi
+	build_s=$((build_s + $(date +%s) - t))
 	name=bench-lockstat-$end
 	rc=0
+	t=$(date +%s)
 	RUN_NAME=$name "$TOP/scripts/qemu-run.sh" "$kernel" "$topo" lockstat || rc=$?
+	run_s=$((run_s + $(date +%s) - t))
 	cp "$BUILD/runs/$name/results.ktap" "$out/raw/lockstat-$end.ktap" 2>/dev/null || true
 	if [ "$rc" = 0 ]; then
 		echo "lockstat $end ok" >>"$status"
@@ -105,7 +115,7 @@ done
 	echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 	echo "qemu: $(qemu-system-x86_64 --version | head -n 1)"
 	echo "iterations: $iter (quick=$quick)"
-	echo "elapsed: $(($(date +%s) - t0)) s"
+	echo "elapsed: $(($(date +%s) - t0)) s (kernel builds $build_s s, guest runs $run_s s)"
 } >"$out/meta/info"
 for end in zone node; do
 	cp "$BUILD/k/$end-bench/config" "$out/meta/config-$end-bench" 2>/dev/null || true
@@ -114,7 +124,7 @@ cp "$TOP/configs/qemu.config" "$TOP/configs/bench.config" "$out/meta/"
 
 stage "report"
 python3 "$TOP/scripts/bench-report.py" "$out" || die "bench-report.py failed" "raw data: $out/raw"
-msg time "$(($(date +%s) - t0)) s in all"
+msg time "$(($(date +%s) - t0)) s in all: kernel builds $build_s s, guest runs $run_s s"
 msg report "$out/report.md"
 if [ "$failed" = 1 ] || grep -q FAILED "$status"; then
 	grep FAILED "$status" | sed 's/^/  /' >&2
