@@ -45,6 +45,8 @@ class Data:
         self.raw = {e: [] for e in ENDS}   # stutter latencies, pooled
         self.ktap = {}       # (end, iter) -> [(ok, name, detail)]
         self.bonnie = {}     # end -> [csv fields]
+        # (end, iter, workload) -> {(scope, counter): (before, after)}
+        self.counters = {}
         self.iters = {e: 0 for e in ENDS}
 
     def add(self, workload, metric, end, value):
@@ -93,6 +95,12 @@ def load(bench):
                     hdr[:] = f[2:]
                 else:
                     rows.append([int(x) for x in f[1:]])
+            elif tag == "bench-counter" and len(f) == 5:
+                try:
+                    d.counters.setdefault((end, it, f[0]), {})[(f[1], f[2])] = (
+                        int(f[3]), int(f[4]))
+                except ValueError:
+                    pass
             elif tag == "bench-raw" and f and f[0] == "stutter":
                 d.raw[end].extend(float(x) for x in f[1:])
         for w, c in vm.items():
@@ -243,6 +251,8 @@ def main():
                 for k, v in vm_figures(c, el[i] if i < len(el) else 1).items():
                     vmfig.setdefault(w, {}).setdefault(k, {}).setdefault(
                         end, []).append(v)
+
+    write_counters(d, data)
 
     # All figures, all iterations, to one TSV.
     with open(os.path.join(data, "figures.tsv"), "w") as f:
@@ -425,6 +435,7 @@ plot 'data/scan-rate-zone.tsv' using 1:2 with lines title 'zone kswapd', \\
 """, bench):
         md.append("\n![scan rates](plots/scan-rates.png)\n")
     md.append("")
+    md += zone_lru_table(d, "stutter")
 
     # 4. pagealloc
     md.append("## 4. Page allocator microbenchmark (cycles per page, "
@@ -507,6 +518,45 @@ plot 'data/scan-rate-zone.tsv' using 1:2 with lines title 'zone kswapd', \\
     with open(os.path.join(bench, "headline.md"), "w") as out:
         out.write("\n".join(hl) + "\n")
     print("\n".join(hl))
+
+
+def write_counters(d, data):
+    """Every per-node and per-zone counter that moved, before and after."""
+    with open(os.path.join(data, "counters.tsv"), "w") as out:
+        out.write("end\titer\tworkload\tscope\tcounter\tbefore\tafter\n")
+        for (end, it, w), c in sorted(d.counters.items()):
+            for (scope, name), (b, a) in sorted(c.items()):
+                out.write("%s\t%s\t%s\t%s\t%s\t%d\t%d\n" % (
+                    end, it, w, scope, name, b, a))
+
+
+LRU_ZONE = ("nr_zone_inactive_anon", "nr_zone_active_anon",
+            "nr_zone_inactive_file", "nr_zone_active_file", "nr_free_pages")
+
+
+def zone_lru_table(d, workload):
+    """LRU and free pages per zone when the workload ended (zoneinfo)."""
+    cells = {}   # (scope, counter) -> end -> [after]
+    for (end, it, w), c in d.counters.items():
+        if w != workload or it == 0:
+            continue
+        for (scope, name), (_, a) in c.items():
+            if "/" in scope and name in LRU_ZONE:
+                cells.setdefault((scope, name), {}).setdefault(end, []).append(a)
+    if not cells:
+        return []
+    rows = []
+    for scope in sorted({k[0] for k in cells}):
+        for name in LRU_ZONE:
+            if (scope, name) in cells:
+                v = cells[(scope, name)]
+                rows.append(("%s %s" % (scope, name),
+                             v.get("zone", []), v.get("node", [])))
+    t, _ = table(rows)
+    return ["Per-zone pages when %s ended (/proc/zoneinfo, pages; a counter "
+            "that did not move during the workload is not listed; all of "
+            "them, per node too, before and after, are in "
+            "`data/counters.tsv`):\n" % workload] + t + [""]
 
 
 def vm_table(figs):

@@ -13,7 +13,7 @@ mkdir -p "$work/raw" "$work/meta"
 # shellcheck source=tests/host/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# ktap END ITER DMA32 NORMAL KSCAN KSTEAL P50 BONNIE-BLOCK-OUT
+# ktap END ITER DMA32 NORMAL KSCAN KSTEAL P50 BONNIE-BLOCK-OUT INACTIVE-FILE
 ktap() {
 	cat <<EOK
 KTAP version 1
@@ -35,15 +35,17 @@ ok 1 bench-alloc
 # bench: stutter elapsed_s 100
 # bench: stutter lat_p50_us $7
 # bench-raw: stutter 10 20 30 40 $7
+# bench-counter: stutter node0 nr_inactive_file 1000 $9
+# bench-counter: stutter node0/DMA32 nr_zone_inactive_file 500 $((${9} / 2))
 ok 2 bench-stutter
 # bench: bonnie csv 1.98,2.00a,vm,1,1,6G,,8192,5,,,$8,50,100,20,,,300,30,120.5,5,16,,,,,500,10,+++++,+++,600,10,,,,,,,
 $( [ "$1" = node ] && [ "$2" = 2 ] && echo "not ok 3 bench-fio # exit=1 after 5s" || echo "ok 3 bench-fio")
 EOK
 }
-ktap zone 1 600 300 1000 800 100 1000 >"$work/raw/zone-1.ktap"
-ktap zone 2 700 350 3000 2400 300 1100 >"$work/raw/zone-2.ktap"
-ktap node 1 0 900 1000 990 100 1000 >"$work/raw/node-1.ktap"
-ktap node 2 0 1050 1000 990 100 1000 >"$work/raw/node-2.ktap"
+ktap zone 1 600 300 1000 800 100 1000 2000 >"$work/raw/zone-1.ktap"
+ktap zone 2 700 350 3000 2400 300 1100 4000 >"$work/raw/zone-2.ktap"
+ktap node 1 0 900 1000 990 100 1000 3000 >"$work/raw/node-1.ktap"
+ktap node 2 0 1050 1000 990 100 1000 3000 >"$work/raw/node-2.ktap"
 printf 'build zone-bench ok 1\nlockstat zone skipped (QUICK=1 and zone-debug is not built)\n' >"$work/meta/status"
 printf 'commit: abc123\niterations: 2 (quick=0)\n' >"$work/meta/info"
 
@@ -68,5 +70,9 @@ check "a skipped run is listed" has "lockstat zone skipped"
 check "missing lockstat says not run" has "Not run (see the status above)."
 check "headline written" grep -q 'DMA32 share' "$work/headline.md"
 check "figures.tsv has every iteration" [ "$(grep -c $'^alloc\tvm:pgalloc_dma32\t' "$work/data/figures.tsv")" = 4 ]
+# zoneinfo counters: DMA32 inactive file after stutter zone 1000 and 2000,
+# node 1500 twice; the per-node line is in counters.tsv, not the table.
+check "per-zone LRU pages after stutter" has "| node0/DMA32 nr_zone_inactive_file | 1500 ± 707.1 | 1500 ± 0 | 1.000 | within noise |"
+check "counters.tsv has before and after" grep -q $'^zone\t2\tstutter\tnode0\tnr_inactive_file\t1000\t4000$' "$work/data/counters.tsv"
 echo "# bench-report: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
