@@ -521,7 +521,7 @@ plot 'data/scan-rate-zone.tsv' using 1:2 with lines title 'zone kswapd', \\
 
 
 def write_counters(d, data):
-    """Every per-node and per-zone counter that moved, before and after."""
+    """Every per-node and per-zone counter, before and after."""
     with open(os.path.join(data, "counters.tsv"), "w") as out:
         out.write("end\titer\tworkload\tscope\tcounter\tbefore\tafter\n")
         for (end, it, w), c in sorted(d.counters.items()):
@@ -553,9 +553,8 @@ def zone_lru_table(d, workload):
                 rows.append(("%s %s" % (scope, name),
                              v.get("zone", []), v.get("node", [])))
     t, _ = table(rows)
-    return ["Per-zone pages when %s ended (/proc/zoneinfo, pages; a counter "
-            "that did not move during the workload is not listed; all of "
-            "them, per node too, before and after, are in "
+    return ["Per-zone pages when %s ended (/proc/zoneinfo, pages; every "
+            "counter, per node too, before and after each workload, is in "
             "`data/counters.tsv`):\n" % workload] + t + [""]
 
 

@@ -5,7 +5,7 @@
 #   bench-vmstat: WORKLOAD COUNTER DELTA    /proc/vmstat moved (non-zero only)
 #   bench-sample: WORKLOAD T COUNTERS...    1 Hz samples of the reclaim counters
 #   bench-counter: WORKLOAD SCOPE COUNTER BEFORE AFTER
-#                                           a /proc/zoneinfo counter that moved;
+#                                           every /proc/zoneinfo counter;
 #                                           SCOPE is nodeN (per-node stats) or
 #                                           nodeN/ZONE (per-zone)
 # which the host (scripts/bench-report.sh) reads from the KTAP stream.
@@ -51,17 +51,17 @@ bench_end() {
 	awk -v w="$1" 'FNR == NR { b[$1] = $2; next }
 		($1 in b) && $2 != b[$1] { printf "bench-vmstat: %s %s %d\n", w, $1, $2 - b[$1] }' \
 		"/tmp/bench.$1.before" /proc/vmstat
-	bench_zoneinfo_moved "$1" "/tmp/bench.$1.zoneinfo" /proc/zoneinfo
+	bench_zoneinfo "$1" "/tmp/bench.$1.zoneinfo" /proc/zoneinfo
 	echo "bench: $1 elapsed_s $(($(date +%s) - $(cat "/tmp/bench.$1.t0")))"
 	rm -f "/tmp/bench.$1.before" "/tmp/bench.$1.zoneinfo" "/tmp/bench.$1.t0" "/tmp/bench.$1.samples" "/tmp/bench.$1.sampler"
 }
 
-# bench_zoneinfo_moved NAME BEFORE AFTER: the per-node and per-zone
-# counters of two /proc/zoneinfo snapshots that differ, one
-# "bench-counter:" line each.  The per-node stats are printed under the
+# bench_zoneinfo NAME BEFORE AFTER: the per-node and per-zone counters
+# of two /proc/zoneinfo snapshots, one "bench-counter:" line each (all of
+# them, moved or not, so that a table never lacks one end's value).  The per-node stats are printed under the
 # first zone of each node ("per-node stats"); a zone's own counters follow
 # its "pages free" line; "pagesets" ends them (per-CPU data follows).
-bench_zoneinfo_moved() {
+bench_zoneinfo() {
 	awk -v w="$1" '
 		FNR == 1 { f++; sect = "" }
 		$1 == "Node" { node = "node" $2; sub(",", "", node); zone = $4; sect = ""; next }
@@ -72,6 +72,6 @@ bench_zoneinfo_moved() {
 			scope = sect == "node" ? node : node "/" zone
 			k = scope " " $1
 			if (f == 1) b[k] = $2
-			else if ((k in b) && b[k] != $2) printf "bench-counter: %s %s %s %s\n", w, k, b[k], $2
+			else if (k in b) printf "bench-counter: %s %s %s %s\n", w, k, b[k], $2
 		}' "$2" "$3"
 }
