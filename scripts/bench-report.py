@@ -336,7 +336,13 @@ plot 'data/alloc-share.tsv' using 2:xtic(1) title 'DMA', '' using 3 title 'DMA32
     md.append("")
 
     # 2. bonnie
-    md.append("## 2. bonnie++ (ext4, data set 2x RAM, per-character tests over bonnie++ 2.00's default 20 MiB; quick mode: RAM/4, no per-character tests)\n")
+    sizes = sorted({int(v) for vs in d.results.get(("bonnie", "size_mib"), {}).values()
+                    for v in vs})
+    md.append("## 2. bonnie++ (ext4, data set %s MiB)\n" % (
+        "/".join(str(x) for x in sizes) or "?"))
+    md.append("Full runs use twice RAM and bonnie++ 2.00's per-character "
+              "tests (over its default of 20 MiB); quick runs a smaller set "
+              "without them.\n")
     bonnie_fields = {9: "SeqOut Char KiB/s", 11: "SeqOut Block KiB/s",
                      13: "SeqOut Rewrite KiB/s", 15: "SeqIn Char KiB/s",
                      17: "SeqIn Block KiB/s", 19: "Random seeks /s",

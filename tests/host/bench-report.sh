@@ -38,6 +38,7 @@ ok 1 bench-alloc
 # bench-counter: stutter node0 nr_inactive_file 1000 $9
 # bench-counter: stutter node0/DMA32 nr_zone_inactive_file 500 $((${9} / 2))
 ok 2 bench-stutter
+# bench: bonnie size_mib 6144
 # bench: bonnie csv 1.98,2.00a,vm,1,1,6G,,8192,5,,,$8,50,100,20,,,300,30,120.5,5,16,,,,,500,10,+++++,+++,600,10,,,,,,,
 $( [ "$1" = node ] && [ "$2" = 2 ] && echo "not ok 3 bench-fio # exit=1 after 5s" || echo "ok 3 bench-fio")
 EOK
@@ -63,6 +64,7 @@ check "DMA32 share from pgalloc: zone 66.7 ± 0, node 0" has "| DMA32 share of a
 check "kswapd efficiency from pgsteal/pgscan" has "| kswapd_efficiency_pct | 80 ± 0 | 99 ± 0 | 1.238 | differs |"
 # p50 zone 100 and 300: mean 200, sd 141; node 100 ± 0: ratio 0.5, within noise.
 check "spread and noise verdict" has "| mmap latency p50 (us) | 200 ± 141.4 | 100 ± 0 | 0.500 | within noise |"
+check "bonnie data set size from its size_mib line" has "## 2. bonnie++ (ext4, data set 6144 MiB)"
 check "bonnie block output from the CSV (field 12)" has "| SeqOut Block KiB/s | 1050 ± 70.7 | 1000 ± 0 | 0.952 | within noise |"
 check "bonnie '+++++' fields are left out, not zero" bash -c "grep -q 'SeqCreate Create' '$r' && ! grep -q 'SeqCreate Read' '$r'"
 check "a failed workload is listed" has "node end, run 2: \`not ok 3 bench-fio # exit=1 after 5s\`"
