@@ -58,9 +58,10 @@ bench_end() {
 
 # bench_zoneinfo NAME BEFORE AFTER: the per-node and per-zone counters
 # of two /proc/zoneinfo snapshots, one "bench-counter:" line each (all of
-# them, moved or not, so that a table never lacks one end's value).  The per-node stats are printed under the
-# first zone of each node ("per-node stats"); a zone's own counters follow
-# its "pages free" line; "pagesets" ends them (per-CPU data follows).
+# them, moved or not, so that a table never lacks one end's value).  The
+# per-node stats are printed under the first zone of each node ("per-node
+# stats"); a zone's own counters follow its "pages free" line;
+# "pagesets" ends them (per-CPU data follows).
 bench_zoneinfo() {
 	awk -v w="$1" '
 		FNR == 1 { f++; sect = "" }
