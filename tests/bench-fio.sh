@@ -20,7 +20,7 @@ total=$(($(mem_kb) * 2))
 secs=10
 if bench_quick; then
 	total=$(($(mem_kb) / 4))
-	secs=3
+	secs=2
 fi
 mkdir -p /mnt/scratch/fio
 bench_begin fio

@@ -12,7 +12,7 @@ set -eu -o pipefail
 . /lib/nodelru/bench.sh
 kb=$(mem_kb)
 secs=100
-bench_quick && secs=30
+bench_quick && secs=20
 bench_begin stutter
 stutter -t "$secs" -a "$((kb * 3 / 4))" -f "$((kb / 2))" -p 4096 -d /mnt/scratch \
 	-r /tmp/stutter.raw >/tmp/stutter.out || { cat /tmp/stutter.out; echo "FAIL: stutter failed"; exit 1; }
