@@ -48,6 +48,7 @@ class Data:
         # (end, iter, workload) -> {(scope, counter): (before, after)}
         self.counters = {}
         self.iters = {e: 0 for e in ENDS}
+        self.seen = {e: set() for e in ENDS}   # what the guest reported
 
     def add(self, workload, metric, end, value):
         self.results.setdefault((workload, metric), {}).setdefault(
@@ -77,6 +78,11 @@ def load(bench):
                 continue
             tag, _, rest = line.partition(": ")
             f = rest.split()
+            g = re.match(r"kernel (\S+) topology (\S+) \((\d+) cpus, "
+                         r"(\d+) nodes\)", rest) if tag == "nodelru" else None
+            if g:
+                d.seen[end].add("%s on %s: %s CPUs, %s node(s)" % g.groups())
+                continue
             if tag == "bench" and len(f) >= 3:
                 if f[0] == "bonnie" and f[1] == "csv":
                     d.bonnie.setdefault(end, []).append(
@@ -276,6 +282,10 @@ def main():
               "iterations", "elapsed"):
         if k in meta:
             md.append("| %s | %s |" % (k, meta[k]))
+    for end in ENDS:
+        if d.seen[end]:
+            md.append("| %s end, seen in the guest | %s |"
+                      % (end, "; ".join(sorted(d.seen[end]))))
     md.append("")
     md.append("**Read this first.** The guest runs under QEMU TCG (binary "
               "translation, no KVM): absolute times and throughputs are not "
