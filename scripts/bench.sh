@@ -50,14 +50,30 @@ stage "bench: $out (ITER=$iter QUICK=$quick TOPO=$topo MEM=$MEM)"
 # cold ccache makes the first figure dominate, so meta/info gives both.
 build_s=0
 run_s=0
-for end in zone node; do
+# build END FLAVOR: one kernel; says "build END-FLAVOR ok|FAILED SECONDS"
+# in the status file and fails when the build did.
+build() {
+	local t verdict=ok dt
 	t=$(date +%s)
-	if "$TOP/scripts/kbuild.sh" "$end" bench; then
-		echo "build $end-bench ok $(($(date +%s) - t))" >>"$status"
-	else
-		echo "build $end-bench FAILED $(($(date +%s) - t))" >>"$status"
-	fi
-	build_s=$((build_s + $(date +%s) - t))
+	"$TOP/scripts/kbuild.sh" "$1" "$2" || verdict=FAILED
+	dt=$(($(date +%s) - t))
+	build_s=$((build_s + dt))
+	echo "build $1-$2 $verdict $dt" >>"$status"
+	[ "$verdict" = ok ]
+}
+# boot NAME KERNEL TESTS: one guest run under RUN_NAME=NAME; leaves its
+# exit status in rc and its seconds in dt.
+boot() {
+	local t
+	t=$(date +%s)
+	rc=0
+	RUN_NAME=$1 "$TOP/scripts/qemu-run.sh" "$2" "$topo" "$3" || rc=$?
+	dt=$(($(date +%s) - t))
+	run_s=$((run_s + dt))
+}
+
+for end in zone node; do
+	build "$end" bench || true
 done
 "$TOP/scripts/initramfs.sh"
 
@@ -67,16 +83,13 @@ for ((i = 1; i <= iter; i++)); do
 		kernel=$end-bench
 		grep -q "^build $kernel ok" "$status" || continue
 		name=bench-$kernel-$i
-		t=$(date +%s)
-		rc=0
-		RUN_NAME=$name "$TOP/scripts/qemu-run.sh" "$kernel" "$topo" bench || rc=$?
-		run_s=$((run_s + $(date +%s) - t))
+		boot "$name" "$kernel" bench
 		cp "$BUILD/runs/$name/results.ktap" "$out/raw/$end-$i.ktap" 2>/dev/null || true
 		cp "$BUILD/runs/$name/qemu.cmd" "$out/meta/qemu-$end.cmd" 2>/dev/null || true
 		if [ "$rc" = 0 ]; then
-			echo "run $end $i ok $(($(date +%s) - t))" >>"$status"
+			echo "run $end $i ok $dt" >>"$status"
 		else
-			echo "run $end $i FAILED $(($(date +%s) - t)) $BUILD/runs/$name" >>"$status"
+			echo "run $end $i FAILED $dt $BUILD/runs/$name" >>"$status"
 			failed=1
 		fi
 	done
@@ -89,23 +102,18 @@ for end in zone node; do
 		echo "lockstat $end skipped (QUICK=1 and $kernel is not built; make qemu-test builds it)" >>"$status"
 		continue
 	fi
-	t=$(date +%s)
-	if ! "$TOP/scripts/kbuild.sh" "$end" debug; then
+	if ! build "$end" debug; then
 		echo "lockstat $end FAILED (build)" >>"$status"
 		failed=1
 		continue
 	fi
-	build_s=$((build_s + $(date +%s) - t))
 	name=bench-lockstat-$end
-	rc=0
-	t=$(date +%s)
-	RUN_NAME=$name "$TOP/scripts/qemu-run.sh" "$kernel" "$topo" lockstat || rc=$?
-	run_s=$((run_s + $(date +%s) - t))
+	boot "$name" "$kernel" lockstat
 	cp "$BUILD/runs/$name/results.ktap" "$out/raw/lockstat-$end.ktap" 2>/dev/null || true
 	if [ "$rc" = 0 ]; then
-		echo "lockstat $end ok" >>"$status"
+		echo "lockstat $end ok $dt" >>"$status"
 	else
-		echo "lockstat $end FAILED $BUILD/runs/$name" >>"$status"
+		echo "lockstat $end FAILED $dt $BUILD/runs/$name" >>"$status"
 		failed=1
 	fi
 done
