@@ -54,20 +54,14 @@ int main(void)
 {
 	size_t max = 32 << 20, size = 64 << 20, page = sysconf(_SC_PAGESIZE);
 	long long kills0 = vmstat("oom_kill"), kills, ev_kill, ev_oom;
-	int kfd, status, err, p[2], swapok;
+	int kfd, status, p[2], swapok;
 	size_t touched = 0;
 	pid_t pid;
 
 	elapsed();
 	if (meminfo_kb("MemAvailable:") < 4 * (long long)size / 1024)
 		test_skip("needs MemAvailable of %zu MiB", 4 * size >> 20);
-	if (!memcg_on_v2(10))
-		test_skip("the memory controller is not in %s/cgroup.controllers (bound to a cgroup v1 hierarchy?)",
-			  CGROOT);
-	err = try_write_file(CGROOT "/cgroup.subtree_control", "+memory");
-	if (err)
-		test_fail("expected +memory in %s/cgroup.subtree_control to succeed, saw %s",
-			  CGROOT, strerror(err));
+	memcg_v2_require(10);
 	if (mkdir(G_OOM, 0755) && errno != EEXIST)
 		test_fail("mkdir %s: %s", G_OOM, strerror(errno));
 	cg_write_ll(G_OOM, "memory.max", max);
@@ -139,10 +133,7 @@ int main(void)
 	if (cg_counter(G_OOM, "cgroup.events", "populated") != 0)
 		test_fail("expected the group to be empty after the kill, cgroup.events says populated");
 	cg_remove(G_OOM);
-	err = try_write_file(CGROOT "/cgroup.subtree_control", "-memory");
-	if (err)
-		note("# warning: -memory in %s/cgroup.subtree_control: %s",
-		     CGROOT, strerror(err));
+	memcg_v2_release();
 	final_accounting();
 	note("ok: the memcg OOM killer killed the test's child %d in its group and nothing else",
 	     (int)pid);

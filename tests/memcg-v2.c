@@ -428,7 +428,6 @@ int main(void)
 	long long swap_kb = meminfo_kb("SwapTotal:");
 	long long avail_kb = meminfo_kb("MemAvailable:");
 	long long limit, slack, before_oom = vmstat("oom_kill");
-	int err;
 
 	page_size = sysconf(_SC_PAGESIZE);
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -437,13 +436,7 @@ int main(void)
 		test_skip("needs 256 MiB of swap, SwapTotal is %lld kB", swap_kb);
 	if (access(SCRATCH "/lost+found", F_OK))
 		test_skip("no scratch ext4 disk mounted on %s", SCRATCH);
-	if (!memcg_on_v2(10))
-		test_skip("the memory controller is not in %s/cgroup.controllers (bound to a cgroup v1 hierarchy?)",
-			  CGROOT);
-	err = try_write_file(CGROOT "/cgroup.subtree_control", "+memory");
-	if (err)
-		test_fail("expected +memory in %s/cgroup.subtree_control to succeed, saw %s",
-			  CGROOT, strerror(err));
+	memcg_v2_require(10);
 	/* L = 64 MiB, or MemTotal / 32 on a small guest. */
 	limit = mem_kb * 1024 / 32;
 	if (limit > 64 << 20)
@@ -461,10 +454,7 @@ int main(void)
 	test_low(2 * limit);
 	test_numa_stat(limit / 2, slack);
 
-	err = try_write_file(CGROOT "/cgroup.subtree_control", "-memory");
-	if (err)
-		note("# warning: -memory in %s/cgroup.subtree_control: %s",
-		     CGROOT, strerror(err));
+	memcg_v2_release();
 	if (vmstat("oom_kill") != before_oom)
 		test_fail("expected no OOM kill, saw oom_kill +%lld",
 			  vmstat("oom_kill") - before_oom);

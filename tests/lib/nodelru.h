@@ -298,6 +298,33 @@ static inline int memcg_on_v2(int wait)
 	return 0;
 }
 
+/*
+ * A cgroup v2 test's start: skip when the memory controller is not on the
+ * v2 root within WAIT seconds, fail when +memory cannot be delegated to
+ * the root's children.  memcg_v2_release() takes it back at the end; a
+ * failure there is only a warning, the test's verdict is already made.
+ */
+static inline void memcg_v2_require(int wait)
+{
+	int err;
+
+	if (!memcg_on_v2(wait))
+		test_skip("the memory controller is not in /sys/fs/cgroup/cgroup.controllers (bound to a cgroup v1 hierarchy?)");
+	err = try_write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+	if (err)
+		test_fail("expected +memory in /sys/fs/cgroup/cgroup.subtree_control to succeed, saw %s",
+			  strerror(err));
+}
+
+static inline void memcg_v2_release(void)
+{
+	int err = try_write_file("/sys/fs/cgroup/cgroup.subtree_control", "-memory");
+
+	if (err)
+		note("# warning: -memory in /sys/fs/cgroup/cgroup.subtree_control: %s",
+		     strerror(err));
+}
+
 static inline void drop_caches(void)
 {
 	sync();
