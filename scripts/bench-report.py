@@ -79,9 +79,12 @@ def load(bench):
             tag, _, rest = line.partition(": ")
             f = rest.split()
             g = re.match(r"kernel (\S+) topology (\S+) \((\d+) cpus, "
-                         r"(\d+) nodes\)", rest) if tag == "nodelru" else None
+                         r"(\d+) nodes(?:, clocksource (\S+))?\)", rest) \
+                if tag == "nodelru" else None
             if g:
-                d.seen[end].add("%s on %s: %s CPUs, %s node(s)" % g.groups())
+                d.seen[end].add("%s on %s: %s CPUs, %s node(s)" % g.groups()[:4]
+                                + (", clocksource %s" % g.group(5)
+                                   if g.group(5) else ""))
                 continue
             if tag == "bench" and len(f) >= 3:
                 if f[0] == "bonnie" and f[1] == "csv":

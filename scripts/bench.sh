@@ -11,8 +11,7 @@
 # Environment: ITER (default 3, or 1 with QUICK=1), QUICK=1 (smaller sizes
 # and shorter runs: a smoke run of the whole pipeline; the lockstat run
 # then only happens when the debug kernels are built already), TOPO
-# (default uma: DMA32 and Normal on one node; numa is refused, the bench
-# kernels have no ACPI), MEM (default 3072).
+# (default uma: DMA32 and Normal on one node), MEM (default 3072).
 #
 # Output: build/bench/<UTC date-time>/ (raw/, data/, plots/, report.md,
 # headline.md, meta/) and the link build/bench/latest.  Exit status
@@ -30,10 +29,6 @@ iter=${ITER:-}
 [ -n "$iter" ] || { [ "$quick" = 1 ] && iter=1 || iter=3; }
 case $iter in '' | *[!0-9]* | 0) die "ITER must be a positive number, not '$iter'" ;; esac
 topo=${TOPO:-uma}
-# configs/bench.config leaves ACPI out: without an SRAT a numa guest would
-# silently come up with one node.
-[ "$topo" != numa ] || die "TOPO=numa: the bench kernels are built without ACPI (configs/bench.config), so they would see one node" \
-	"use TOPO=uma (the default) or movable"
 export MEM=${MEM:-3072}
 export QUICK=$quick
 

@@ -17,7 +17,7 @@ mkdir -p "$work/raw" "$work/meta"
 ktap() {
 	cat <<EOK
 KTAP version 1
-# nodelru: kernel 6.1.0-$1-bench topology uma (2 cpus, 1 nodes) tests: bench
+# nodelru: kernel 6.1.0-$1-bench topology uma (2 cpus, 1 nodes, clocksource hpet) tests: bench
 1..3
 # start bench-alloc (timeout 300s)
 # bench-sample: alloc header pgscan_kswapd pgscan_direct
@@ -71,7 +71,7 @@ check "bonnie '+++++' fields are left out, not zero" bash -c "grep -q 'SeqCreate
 check "a failed workload is listed" has "node end, run 2: \`not ok 3 bench-fio # exit=1 after 5s\`"
 check "a skipped run is listed" has "lockstat zone skipped"
 check "missing lockstat says not run" has "Not run (see the status above)."
-check "what the guest saw, per end" has "| node end, seen in the guest | 6.1.0-node-bench on uma: 2 CPUs, 1 node(s) |"
+check "what the guest saw, per end" has "| node end, seen in the guest | 6.1.0-node-bench on uma: 2 CPUs, 1 node(s), clocksource hpet |"
 check "headline written" grep -q 'DMA32 share' "$work/headline.md"
 check "figures.tsv has every iteration" [ "$(grep -c $'^alloc\tvm:pgalloc_dma32\t' "$work/data/figures.tsv")" = 4 ]
 # zoneinfo counters: DMA32 inactive file after stutter zone 1000 and 2000,

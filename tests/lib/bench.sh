@@ -13,6 +13,21 @@
 # Quick mode (make bench QUICK=1): smaller sizes, shorter runs.
 bench_quick() { [ "${NODELRU_QUICK:-0}" = 1 ]; }
 
+# bench_fine_clock: latencies need a clocksource finer than the tick.
+# Under TCG the kernel may mark the TSC unstable; without an HPET or ACPI
+# PM timer to take over, jiffies is left, and every latency would come out
+# in whole ticks.
+bench_fine_clock() {
+	cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
+	case $cs in
+	jiffies | refined-jiffies)
+		echo "FAIL: expected a clocksource finer than the tick to time latencies, saw '$cs'"
+		return 1
+		;;
+	esac
+	echo "# clocksource $cs"
+}
+
 mem_kb() { awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo; }
 
 BENCH_SAMPLED="pgscan_kswapd pgscan_direct pgsteal_kswapd pgsteal_direct pswpin pswpout allocstall_dma32 allocstall_normal allocstall_movable"
