@@ -29,6 +29,10 @@ set -euo pipefail
 kernel=$1
 topo=$2
 tests=${3:-smoke}
+# Comma-separated on the kernel command line: a space there would end the
+# parameter and the guest would run only the first name.
+tests=$(tr -s ' ,' ',' <<<"$tests" | sed 's/^,//; s/,$//')
+[ -n "$tests" ] || tests=smoke
 kdir=$BUILD/k/$kernel
 bz=$kdir/obj/arch/x86/boot/bzImage
 initrd=$BUILD/initramfs/initramfs.cpio.gz
@@ -185,6 +189,14 @@ elif [ "$rc" != 33 ] && [ "$rc" != 35 ]; then
 fi
 if [ "$rc" = 35 ] && ! grep -q '^FAIL ' "$outcomes"; then
 	outcome FAIL runner "the guest reported failures (exit 35) but no 'not ok' line arrived"
+fi
+# Every test the host selected must have reported, when the guest ended
+# normally (a panic or timeout is reported above, once).
+if [ "$end" = 1 ]; then
+	while read -r t _; do
+		grep -qE "^(not )?ok [0-9]+ $t( |\$)" "$run/results.ktap" ||
+			outcome FAIL "$t" "selected by the host but the guest never reported it"
+	done <<<"$sel"
 fi
 if [ "$end" = 1 ] && [ "$(grep -cE '^(not )?ok ' "$run/results.ktap")" = 0 ] &&
 	! grep -q '^FAIL ' "$outcomes"; then
