@@ -16,7 +16,7 @@ bench_quick() { [ "${NODELRU_QUICK:-0}" = 1 ]; }
 # bench_fine_clock: latencies need a clocksource finer than the tick.
 # Under TCG the kernel may mark the TSC unstable; without an HPET or ACPI
 # PM timer to take over, jiffies is left, and every latency would come out
-# in whole ticks.
+# in whole ticks.  (The runner's header line already names the clocksource.)
 bench_fine_clock() {
 	cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
 	case $cs in
@@ -25,7 +25,6 @@ bench_fine_clock() {
 		return 1
 		;;
 	esac
-	echo "# clocksource $cs"
 }
 
 mem_kb() { awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo; }
