@@ -156,7 +156,7 @@ static void file_pressure(size_t size)
 	uint64_t *buf = map_anon(FILEP, MIB);
 	uint64_t seed = SEED + 1;
 	int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600);
-	size_t b, n;
+	size_t n;
 
 	if (fd < 0)
 		worker_fail(FILEP, "cannot create %s: %s", path, strerror(errno));
@@ -168,17 +168,7 @@ static void file_pressure(size_t size)
 				worker_fail(FILEP, "short write of block %zu: %s", n,
 					    strerror(errno));
 		}
-		for (b = 0; b < n; b++) {
-			long w;
-
-			if (pread(fd, buf, MIB, b * MIB) != (ssize_t)MIB)
-				worker_fail(FILEP, "short read of block %zu", b);
-			w = check_pattern(buf, MIB / 8, seed, b);
-			if (w >= 0)
-				worker_fail(FILEP, "data lost at block %zu word %ld: expected %016llx, saw %016llx",
-					    b, w, (unsigned long long)pattern(seed, b, w),
-					    (unsigned long long)buf[w]);
-		}
+		read_blocks(FILEP, fd, n * MIB, seed, buf);
 		sh->rounds[FILEP]++;
 		seed++;
 	}
@@ -432,11 +422,7 @@ int main(void)
 	fd = open(keep, O_CREAT | O_TRUNC | O_RDWR, 0600);
 	if (fd < 0)
 		test_fail("cannot create %s: %s", keep, strerror(errno));
-	for (b = 0; b < keep_size / MIB; b++) {
-		fill_pattern(buf, MIB / 8, SEED + 100, b);
-		if (write(fd, buf, MIB) != (ssize_t)MIB)
-			test_fail("short write of block %zu of %s", b, keep);
-	}
+	pattern_blocks_write(fd, keep, buf, MIB, keep_size / MIB, SEED + 100);
 	if (fsync(fd))
 		test_fail("fsync of %s failed: %s", keep, strerror(errno));
 	if (injected("churn-corrupt"))

@@ -231,12 +231,7 @@ int main(void)
 	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
 	if (fd < 0)
 		test_fail("cannot create %s: %s", path, strerror(errno));
-	for (b = 0; b < nblocks; b++) {
-		fill_pattern(buf, WORDS, SEED, b);
-		if (write(fd, buf, BLOCK) != (ssize_t)BLOCK)
-			test_fail("short write of block %zu of %s: %s", b, path,
-				  strerror(errno));
-	}
+	pattern_blocks_write(fd, path, buf, BLOCK, nblocks, SEED);
 	s->stop = 1;
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
 		test_fail("sampler: expected exit 0, saw status %#x", status);

@@ -110,7 +110,7 @@ int main(void)
 	long long mem_kb = meminfo_kb("MemTotal:");
 	struct counters c0, c1, c2, c3;
 	long long lru0, lru1, margin, refault, activate;
-	size_t size, nblocks, b;
+	size_t size, nblocks;
 	struct statvfs sv;
 	uint64_t *buf;
 	int fd;
@@ -142,12 +142,7 @@ int main(void)
 	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
 	if (fd < 0)
 		test_fail("cannot create %s: %s", path, strerror(errno));
-	for (b = 0; b < nblocks; b++) {
-		fill_pattern(buf, WORDS, SEED, b);
-		if (write(fd, buf, BLOCK) != (ssize_t)BLOCK)
-			test_fail("short write of block %zu of %s: %s", b, path,
-				  strerror(errno));
-	}
+	pattern_blocks_write(fd, path, buf, BLOCK, nblocks, SEED);
 	if (fsync(fd) || close(fd))
 		test_fail("fsync/close of %s failed: %s", path, strerror(errno));
 	counters_read(&c1, names, NR_NAMES);

@@ -166,6 +166,25 @@ static inline long check_pattern(const uint64_t *buf, size_t words,
 	return -1;
 }
 
+/*
+ * Write NBLOCKS blocks of BYTES bytes each to FD (PATH names it in the
+ * messages), block B filled with the pattern of block B.  BUF holds one
+ * block.
+ */
+static inline void pattern_blocks_write(int fd, const char *path, uint64_t *buf,
+					size_t bytes, size_t nblocks,
+					uint64_t seed)
+{
+	size_t b;
+
+	for (b = 0; b < nblocks; b++) {
+		fill_pattern(buf, bytes / 8, seed, b);
+		if (write(fd, buf, bytes) != (ssize_t)bytes)
+			test_fail("short write of block %zu of %s: %s", b, path,
+				  strerror(errno));
+	}
+}
+
 /* Seconds since the first call. */
 static inline double elapsed(void)
 {
