@@ -6,7 +6,10 @@
 #   scripts/mkpatch.sh [-C GITDIR] REV MSGFILE >patches/<name>.patch
 #
 # MSGFILE is either a text file (subject on the first line, changelog
-# after it) or an existing patch, whose subject and changelog are kept.
+# after it, then optionally a line "---" and notes for reviewers) or an
+# existing patch, whose subject, changelog and notes are kept.  Notes go
+# below the "---" line of the mail, above the diffstat: git am and quilt
+# leave them out of the commit.
 # The patch is the diff from REV back to its parent, in the normalised
 # form check-series expects: a mail header (From and Signed-off-by from the
 # git identity, Subject from the first line of MSGFILE, the rest of MSGFILE
@@ -28,13 +31,18 @@ msgfile=$2
 
 name=$(git -C "$gitdir" config user.name) || die "git user.name is not set"
 email=$(git -C "$gitdir" config user.email) || die "git user.email is not set"
+trim() { sed -e '/./,$!d' | sed -e ':a' -e '/^\n*$/{$d;N;ba' -e '}'; }
 if grep -q '^Subject: ' "$msgfile"; then
 	subject=$(patch_subject "$msgfile")
-	body=$(sed -n '/^Subject: /,/^Signed-off-by: /p' "$msgfile" | sed -e '1d' -e '$d' |
-		sed -e '/./,$!d' | sed -e ':a' -e '/^\n*$/{$d;N;ba' -e '}')
+	body=$(sed -n '/^Subject: /,/^Signed-off-by: /p' "$msgfile" | sed -e '1d' -e '$d' | trim)
+	# Notes: from the line after "---" to the diffstat (or the diff).
+	notes=$(awk '/^---$/ && !n { n = 1; next }
+		n && (/^ .* \| +[0-9]+ / || /^ [0-9]+ files? changed/ || /^--- /) { exit }
+		n { print }' "$msgfile" | trim)
 else
 	subject=$(head -n 1 "$msgfile")
-	body=$(tail -n +2 "$msgfile" | sed '/./,$!d')
+	body=$(tail -n +2 "$msgfile" | sed '/^---$/,$d' | trim)
+	notes=$(tail -n +2 "$msgfile" | sed '1,/^---$/d' | trim)
 fi
 [ -n "$subject" ] || die "$msgfile: the subject is empty"
 [ -n "$body" ] || die "$msgfile: the changelog after the subject is empty"
@@ -44,6 +52,9 @@ printf 'Subject: %s\n\n' "$subject"
 printf '%s\n\n' "$body"
 printf 'Signed-off-by: %s <%s>\n' "$name" "$email"
 printf -- '---\n'
+if [ -n "$notes" ]; then
+	printf '%s\n\n' "$notes"
+fi
 git -C "$gitdir" diff --no-color --no-renames --stat=72 "$rev" "$rev~1"
 printf '\n'
 git -C "$gitdir" diff --no-color --no-renames --src-prefix=a/ --dst-prefix=b/ \
