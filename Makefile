@@ -17,7 +17,7 @@ export STEP FLAVOR TOPOS TESTS
 
 .PHONY: help deps pristine tree kernel initramfs run qemu-test check \
 	check-static check-series check-host check-guest harness-selftest \
-	bisect-check export bench clean
+	bisect-check mglru-check export bench clean
 
 help:
 	@echo 'node-lru targets:'
@@ -33,6 +33,7 @@ help:
 	@echo '  check-static      shellcheck and series consistency (headers, format, checkpatch)'
 	@echo '  export            the series as mails for linux-mm in build/outgoing (VERSION=N)'
 	@echo '  bisect-check      every step: build, boot, smoke set; resumable (STEP=N for one)'
+	@echo '  mglru-check       build steps with the multi-gen LRU on (STEPS="0 7"; BOOT=1 boots them)'
 	@echo '  harness-selftest  show that a failing test, a panic and a hang are failures'
 	@echo '  bench             zone end against node end, the cover letter figures (ITER=N, QUICK=1)'
 	@echo '  clean             remove build/ (the ccache stays)'
@@ -77,6 +78,10 @@ export: deps
 # UMA only unless TOPOS is given: the every-step run is long already.
 bisect-check: deps
 	@TOPOS="$(if $(filter file,$(origin TOPOS)),uma,$(TOPOS))" $(S)/bisect-check.sh
+
+# Not part of check: two or more kernel builds.
+mglru-check: deps
+	@$(S)/mglru-check.sh
 
 # Not part of check: the full run takes about an hour (QUICK=1: minutes).
 bench: deps

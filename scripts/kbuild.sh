@@ -3,7 +3,8 @@
 #
 #   scripts/kbuild.sh STEP FLAVOR
 #
-# STEP: zone | node | N (see mktree.sh).  FLAVOR: debug | bench.
+# STEP: zone | node | N (see mktree.sh).  FLAVOR: debug | bench, optionally
+# followed by +EXTRA fragments (debug+mglru: configs/mglru.config on top).
 # Result: build/k/<step>-<flavor>/obj/arch/x86/boot/bzImage, its .config
 # (kept as build/k/<step>-<flavor>/config), and a stamp.  The config is
 # tinyconfig with configs/qemu.config and configs/<flavor>.config merged by
@@ -18,11 +19,18 @@ set -euo pipefail
 [ $# -eq 2 ] || die "usage: scripts/kbuild.sh STEP FLAVOR"
 step=$1
 flavor=$2
-frag=$TOP/configs/$flavor.config
-case "$flavor" in
+# The fragments, in the order they are merged (the last value wins).
+IFS=+ read -r -a parts <<<"$flavor"
+case "${parts[0]:-}" in
 debug | bench) ;;
-*) die "unknown flavor '$flavor'" "flavors: debug, bench (configs/<flavor>.config)" ;;
+*) die "unknown flavor '$flavor'" "flavors: debug, bench (configs/<flavor>.config), optionally +EXTRA (e.g. debug+mglru)" ;;
 esac
+frags=()
+for part in "${parts[@]}"; do
+	[ -f "$TOP/configs/$part.config" ] ||
+		die "flavor '$flavor': no fragment configs/$part.config"
+	frags+=("$TOP/configs/$part.config")
+done
 
 n=$(step_number "$step")
 name=$(kernel_name "$step" "$flavor")
@@ -37,7 +45,7 @@ mkdir -p "$logs"
 key=$(
 	{
 		cat "$dir/src.key"
-		cat "$TOP/configs/qemu.config" "$frag"
+		cat "$TOP/configs/qemu.config" "${frags[@]}"
 	} | sha256sum | cut -c1-16
 )
 if [ -f "$dir/stamp" ] && [ "$(cat "$dir/stamp")" = "$key" ] &&
@@ -81,11 +89,11 @@ run() {
 	fi
 }
 
-stage "config: $name (tinyconfig + qemu + $flavor)"
+stage "config: $name (tinyconfig + qemu + ${flavor//+/ + })"
 run "tinyconfig" config.log "${kmake[@]}" tinyconfig
 run "merge_config.sh" merge.log \
 	env -C "$src" scripts/kconfig/merge_config.sh -m -O "$obj" \
-	"$obj/.config" "$TOP/configs/qemu.config" "$frag"
+	"$obj/.config" "$TOP/configs/qemu.config" "${frags[@]}"
 run "olddefconfig" olddefconfig.log "${kmake[@]}" olddefconfig
 
 # Every requested option must have survived: y/m/strings exactly, =n as
@@ -101,7 +109,7 @@ while IFS= read -r line; do
 	opt=${line%%=*}
 	[ -n "${want[$opt]+set}" ] || order+=("$opt")
 	want[$opt]=$line
-done < <(grep -h '^CONFIG_' "$TOP/configs/qemu.config" "$frag")
+done < <(grep -h '^CONFIG_' "$TOP/configs/qemu.config" "${frags[@]}")
 lost=()
 for opt in "${order[@]}"; do
 	line=${want[$opt]}
