@@ -72,7 +72,7 @@ check-host: deps
 	@tests/host/round-trip.sh
 	@tests/host/bench-report.sh
 
-export: deps
+export: pristine
 	@$(S)/export.sh
 
 # UMA only unless TOPOS is given: the every-step run is long already.
