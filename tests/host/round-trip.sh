@@ -4,9 +4,13 @@
 #   1. scripts/export.sh succeeds: base commit, one commit per patch,
 #      a cover letter and one mail per patch in build/outgoing/
 #   2. the cover letter is filled in (no template markers) and names the
-#      base commit
+#      base commit and its tree; the base commit carries the fixed label
+#      and date that make its hash the same on every export
 #   3. a fresh clone checked out at that base commit takes every mail
-#      with git am (no fuzz: git am applies exactly or fails)
+#      with git am (no fuzz: git am applies exactly or fails), through the
+#      recipe of README.md ("For reviewers"): the line after its
+#      "round-trip recipe" marker, run as written in the clone with $out
+#      set to build/outgoing
 #   4. the result equals the pristine extraction (diff -r)
 #   5. with Debian's b4 installed, the same through "b4 --offline-mode am"
 #      (skipped, and said so, without b4).  b4 0.12 cannot parse a folded
@@ -23,7 +27,7 @@ mkdir -p "$work"
 . "$(dirname "$0")/lib.sh"
 skip=0
 # shellcheck disable=SC2317 # called through check
-filled() { [ -f "$1" ] && ! grep -q 'SUBJECT HERE\|BLURB HERE\|@BASE@\|@BENCH@' "$1"; }
+filled() { [ -f "$1" ] && ! grep -q 'SUBJECT HERE\|BLURB HERE\|@[A-Z_]\+@' "$1"; }
 finish() {
 	rm -rf "$work"
 	echo "round-trip: $pass passed, $fail failed, $skip skipped"
@@ -46,12 +50,27 @@ base=$(sed -n 's/^base-commit: //p' "$cover")
 check "the cover letter names the base commit" [ -n "$base" ]
 
 git clone -q --no-checkout "$build/export/linux" "$work/linux"
+# A local clone hard-links the export's loose objects: no background
+# "git gc --auto" after git am, packing them while this test removes them.
+git -C "$work/linux" config gc.auto 0
 git -C "$work/linux" -c advice.detachedHead=false checkout -q "$base"
+tree=$(git -C "$work/linux" rev-parse "$base^{tree}")
+check "the cover letter gives the base commit's tree ($tree)" grep -q "$tree" "$cover"
+check "the base commit has the fixed author, committer and date" \
+	[ "$(git -C "$work/linux" log -1 --format='%an <%ae> %at|%cn <%ce> %ct' "$base")" = \
+	"node-lru base <base@node-lru.invalid> 946684800|node-lru base <base@node-lru.invalid> 946684800" ]
+
+# The reviewers' recipe, exactly as README.md gives it.
+recipe=$(awk '/<!-- round-trip recipe/ { f = 1; next }
+	f && /^$/ { next }
+	f { if (/^    [^ ]/) { sub(/^    /, ""); print } exit }' "$top/README.md")
+check "README.md gives the git am recipe after its round-trip marker" [ -n "$recipe" ]
+echo "# recipe: $recipe"
 rc=0
-git -C "$work/linux" -c user.name=roundtrip -c user.email=roundtrip@invalid \
-	am -q "${mails[@]}" >"$work/am.out" 2>&1 || rc=$?
+(cd "$work/linux" && out=$build/outgoing GIT_COMMITTER_NAME=roundtrip \
+	GIT_COMMITTER_EMAIL=roundtrip@invalid bash -c "${recipe:-false}") >"$work/am.out" 2>&1 || rc=$?
 sed 's/^/# /' "$work/am.out" | tail -n 5
-check "git am takes every mail on the base commit" [ "$rc" -eq 0 ]
+check "the README's git am recipe takes every mail on the base commit" [ "$rc" -eq 0 ]
 check "git am made one commit per mail" \
 	[ "$(git -C "$work/linux" rev-list --count "$base..HEAD")" -eq "${#mails[@]}" ]
 check "the result equals the pristine tree" \
