@@ -103,7 +103,7 @@ case $(uname -r) in
 *-nodelru-zone-*) end=zone ;;
 *) end=step ;;
 esac
-echo "# skip storm ($end end): mode 1 skipped $skipped pages over $events reclaim events, file $pages pages"
+echo "skip storm ($end end): mode 1 skipped $skipped pages over $events reclaim events, file $pages pages"
 
 [ "$ctl_growth" -ge $((pages / 8)) ] ||
 	fail "control: expected page cache to spill to node 1 (at least $((pages / 8)) pages), saw +$ctl_growth"
