@@ -70,6 +70,7 @@ check-host: deps
 	@tests/host/broken-series.sh
 	@tests/host/check-series.sh
 	@tests/host/round-trip.sh
+	@tests/host/tree-isolation.sh
 	@tests/host/bench-report.sh
 
 export: pristine

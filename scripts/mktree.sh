@@ -6,7 +6,7 @@
 # STEP is zone (0: the rewound tree), node/all (the replayed tree) or N.
 # DIR (default build/k/<kernel name>) gets the tree in DIR/src; it is rebuilt only when the series, BASE or
 # STEP changed since it was made.  The tree is made beside DIR as src.tmp:
-# hard links into the read-only pristine tree, every patch in series
+# a copy of the read-only pristine tree, every patch in series
 # reverse-applied last first with fuzz 0 (the rewind), then quilt pushes
 # the first STEP patches with fuzz 0.  Only a tree that got through all of
 # that is moved into place, so a failing patch never leaves a half-applied
@@ -29,9 +29,19 @@ src=$dir/src
 logs=$dir/logs
 
 keyfile=$dir/src.key
+# The state of a tree as made: every file's path, size and modification
+# time (quilt's .pc included).  An edit, a 'quilt push' or 'pop' in the
+# tree changes it, so the tree is not taken for step N any more.
+statefile=$dir/src.state
+tree_state() { (cd "$1" && find . -printf '%P %s %T@\n' | sort | sha256sum | cut -c1-16); }
 if [ -d "$src" ] && [ -f "$keyfile" ] && [ "$(cat "$keyfile")" = "$key" ]; then
-	msg tree "$src (step $n of $total, unchanged)"
-	exit 0
+	if [ -f "$statefile" ] && [ "$(tree_state "$src")" = "$(cat "$statefile")" ]; then
+		msg tree "$src (step $n of $total, unchanged)"
+		exit 0
+	fi
+	aside=$dir/src.edited-$(date +%Y%m%d-%H%M%S)
+	mv "$src" "$aside"
+	msg tree "$src was changed since it was made (edits, quilt push/pop): kept as $aside, making step $n again"
 fi
 
 mkdir -p "$logs"
@@ -48,8 +58,10 @@ missing=$(series_patches | while read -r p; do
 done)
 [ -z "$missing" ] || die "series lists patches that are not in patches/:" "$missing"
 
-cp -al "$PRISTINE" "$tmp"
-find "$tmp" -type d -exec chmod u+w {} +
+# A real copy, not hard links: an edit in a step tree (as root, even of
+# a read-only file) must never reach the pristine tree or another step.
+cp -a "$PRISTINE" "$tmp"
+chmod -R u+w "$tmp"
 
 # Rewind: reverse-apply the whole series, last patch first.
 rewind_series "$tmp" "$log"
@@ -87,9 +99,10 @@ if [ -n "$SCRATCH" ]; then
 	msg scratch "$(basename "$SCRATCH") applied on top"
 fi
 
-rm -f "$keyfile"
+rm -f "$keyfile" "$statefile"
 rm -rf "$src"
 mv "$tmp" "$src"
 trap - EXIT
 echo "$key" >"$keyfile"
+tree_state "$src" >"$statefile"
 msg tree "$src"
