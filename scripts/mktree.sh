@@ -35,13 +35,16 @@ keyfile=$dir/src.key
 statefile=$dir/src.state
 tree_state() { (cd "$1" && find . -printf '%P %s %T@\n' | sort | sha256sum | cut -c1-16); }
 if [ -d "$src" ] && [ -f "$keyfile" ] && [ "$(cat "$keyfile")" = "$key" ]; then
-	if [ -f "$statefile" ] && [ "$(tree_state "$src")" = "$(cat "$statefile")" ]; then
+	if [ ! -f "$statefile" ]; then
+		msg tree "$src was made by an older mktree.sh (hard links into pristine): making step $n again"
+	elif [ "$(tree_state "$src")" = "$(cat "$statefile")" ]; then
 		msg tree "$src (step $n of $total, unchanged)"
 		exit 0
+	else
+		aside=$dir/src.edited-$(date +%Y%m%d-%H%M%S)
+		mv "$src" "$aside"
+		msg tree "$src was changed since it was made (edits, quilt push/pop): kept as $aside, making step $n again"
 	fi
-	aside=$dir/src.edited-$(date +%Y%m%d-%H%M%S)
-	mv "$src" "$aside"
-	msg tree "$src was changed since it was made (edits, quilt push/pop): kept as $aside, making step $n again"
 fi
 
 mkdir -p "$logs"
