@@ -6,7 +6,10 @@
 #   make check        the project's tests (what CI runs)
 
 SHELL := /bin/bash
-S := scripts
+# The directory of this Makefile, so that make -f path/to/Makefile works
+# from any directory.
+TOP := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
+S := $(TOP)scripts
 
 # Options (environment or command line), passed through to the scripts.
 STEP ?=
@@ -67,11 +70,11 @@ check-series: pristine
 	@$(S)/check-series.sh
 
 check-host: deps
-	@tests/host/broken-series.sh
-	@tests/host/check-series.sh
-	@tests/host/round-trip.sh
-	@tests/host/tree-isolation.sh
-	@tests/host/bench-report.sh
+	@$(TOP)tests/host/broken-series.sh
+	@$(TOP)tests/host/check-series.sh
+	@$(TOP)tests/host/round-trip.sh
+	@$(TOP)tests/host/tree-isolation.sh
+	@$(TOP)tests/host/bench-report.sh
 
 export: pristine
 	@$(S)/export.sh
