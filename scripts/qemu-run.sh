@@ -5,7 +5,8 @@
 #
 # KERNEL: a directory name under build/k (zone-debug, node-debug, ...).
 # TOPO:   uma (q35, DMA + DMA32 + Normal), numa (node 0: DMA + DMA32,
-#         node 1: Normal only), movable (uma plus movablecore=).
+#         node 1: Normal only), movable (uma plus movablecore=); what each
+#         gives QEMU and the kernel is in configs/topologies.
 # TESTS:  comma-separated tests or sets (default: smoke).
 #
 # Environment: MEM (MiB, default 3072), SMP (2), ACCEL (auto: kvm when a
@@ -33,6 +34,9 @@ tests=${3:-smoke}
 # parameter and the guest would run only the first name.
 tests=$(tr -s ' ,' ',' <<<"$tests" | sed 's/^,//; s/,$//')
 [ -n "$tests" ] || tests=smoke
+mem=${MEM:-$DEFAULT_MEM}
+smp=${SMP:-$DEFAULT_SMP}
+topology_args "$topo" "$mem" "$smp" || die "$TOPO_ERROR"
 kdir=$BUILD/k/$kernel
 bz=$kdir/obj/arch/x86/boot/bzImage
 initrd=$BUILD/initramfs/initramfs.cpio.gz
@@ -47,8 +51,6 @@ command -v qemu-system-x86_64 >/dev/null ||
 # Load generators (stress-ng, fio, bonnie++) on a read-only disk.
 "$TOP/scripts/toolsdisk.sh"
 
-mem=${MEM:-3072}
-smp=${SMP:-2}
 run=$BUILD/runs/${RUN_NAME:-$kernel-$topo}
 rm -rf "$run"
 mkdir -p "$run"
@@ -99,21 +101,9 @@ qemu=(qemu-system-x86_64 -M q35 -accel "$accel" -m "${mem}M"
 	-drive "file=$run/scratch.img,format=raw,if=virtio,cache=unsafe"
 	-drive "file=$BUILD/tools-disk/tools.img,format=raw,if=virtio,readonly=on"
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
-case "$topo" in
-uma) ;;
-numa)
-	# Node 0 gets the first 2 GiB (DMA and DMA32 below q35's 2 GiB hole),
-	# node 1 the rest, all above 4 GiB: a single Normal zone.
-	[ "$mem" -gt 2048 ] || die "numa needs MEM above 2048 MiB (node 1 lies above 4 GiB)"
-	qemu+=(-object memory-backend-ram,id=m0,size=2048M
-		-object "memory-backend-ram,id=m1,size=$((mem - 2048))M"
-		-numa node,nodeid=0,cpus=0,memdev=m0
-		-numa "node,nodeid=1,cpus=1-$((smp - 1)),memdev=m1")
-	[ "$smp" -ge 2 ] || die "numa needs SMP of at least 2"
-	;;
-movable) append="$append movablecore=$((mem / 6))M" ;;
-*) die "unknown topology '$topo'" "use uma, numa or movable" ;;
-esac
+# The topology's own arguments (configs/topologies).
+qemu+=("${TOPO_QEMU[@]}")
+[ ${#TOPO_KERNEL[@]} -eq 0 ] || append="$append ${TOPO_KERNEL[*]}"
 qemu+=(-append "$append")
 {
 	printf '# %s on %s, tests %s; host timeout %ss\n' "$kernel" "$topo" "$tests" "$host_timeout"
