@@ -18,7 +18,7 @@ TOPOS ?= uma numa
 TESTS ?= smoke
 export STEP FLAVOR TOPOS TESTS
 
-.PHONY: help deps pristine tree kernel initramfs run qemu-test check \
+.PHONY: help settings deps pristine tree kernel initramfs run qemu-test check \
 	check-static check-series check-host check-guest harness-selftest \
 	bisect-check mglru-check export bench clean
 
@@ -39,10 +39,15 @@ help:
 	@echo '  mglru-check       build steps with the multi-gen LRU on (STEPS="0 7"; BOOT=1 boots them)'
 	@echo '  harness-selftest  show that a failing test, a panic and a hang are failures'
 	@echo '  bench             zone end against node end, the cover letter figures (ITER=N, QUICK=1)'
+	@echo '  settings          check the settings below (every target does that first)'
 	@echo '  clean             remove build/ (the ccache stays)'
 	@echo 'variables: STEP=$(STEP) FLAVOR=$(FLAVOR) TOPOS="$(TOPOS)" TESTS=$(TESTS)'
 
-deps:
+# Every variable is checked before anything is installed, built or written.
+settings:
+	@bash -c '. "$$1/lib.sh" && check_settings' - "$(S)"
+
+deps: settings
 	@$(S)/deps.sh
 
 pristine: deps
@@ -70,6 +75,7 @@ check-series: pristine
 	@$(S)/check-series.sh
 
 check-host: deps
+	@$(TOP)tests/host/settings.sh
 	@$(TOP)tests/host/broken-series.sh
 	@$(TOP)tests/host/check-series.sh
 	@$(TOP)tests/host/round-trip.sh

@@ -24,6 +24,7 @@ set -euo pipefail
 # so editing the file during a long run cannot change what the run does.
 {
 
+check_settings TOPOS ACCEL MEM SMP
 quick=${QUICK:-0}
 iter=${ITER:-}
 [ -n "$iter" ] || { [ "$quick" = 1 ] && iter=1 || iter=3; }

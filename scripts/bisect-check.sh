@@ -8,11 +8,13 @@
 # two ends (make check and make bench use those).
 #
 #   scripts/bisect-check.sh            all steps, 0 (rewound) .. N (replayed)
-#   STEP=N scripts/bisect-check.sh     one step
-# Environment: TOPOS (default uma), TESTS (default smoke), FLAVOR (debug).
+#   STEP=N scripts/bisect-check.sh     one step (STEP="2 5": those steps)
+# Environment: TOPOS (default uma), TESTS (default smoke), FLAVOR (debug),
+# all checked before anything is built or written.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+check_settings
 # The whole script is one block: bash reads all of it before running any,
 # so editing the file during a long run cannot change what the run does.
 {
@@ -26,7 +28,10 @@ mkdir -p "$out"
 summary=$out/summary.tsv
 
 if [ -n "${STEP:-}" ]; then
-	steps=("$(step_number "$STEP")")
+	steps=()
+	for s in $STEP; do
+		steps+=("$(step_number "$s")")
+	done
 else
 	mapfile -t steps < <(seq 0 "$total")
 fi

@@ -10,6 +10,8 @@ set -euo pipefail
 # so editing the file during a long run cannot change what the run does.
 {
 
+# qemu-test gets FLAVOR, TOPOS and TESTS from here; the rest from outside.
+check_settings STEP ACCEL MEM SMP
 mkdir -p "$BUILD/runs"
 out=$BUILD/runs/check.outcomes
 : >"$out"
@@ -27,6 +29,7 @@ t0=$(date +%s)
 part pristine "$TOP/scripts/pristine.sh"
 part static "$TOP/scripts/check-static.sh"
 part pristine-verify "$TOP/scripts/pristine.sh" verify
+part settings "$TOP/tests/host/settings.sh"
 part broken-series "$TOP/tests/host/broken-series.sh"
 part check-series "$TOP/tests/host/check-series.sh"
 part round-trip "$TOP/tests/host/round-trip.sh"

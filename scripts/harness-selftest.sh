@@ -9,6 +9,7 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+check_settings ACCEL MEM SMP
 
 out=$BUILD/runs/harness.outcomes
 mkdir -p "$BUILD/runs"

@@ -19,6 +19,8 @@ set -euo pipefail
 [ $# -eq 2 ] || die "usage: scripts/kbuild.sh STEP FLAVOR"
 step=$1
 flavor=$2
+# Before anything is built or written.
+STEP=$step FLAVOR=$flavor check_settings STEP FLAVOR
 # The fragments, in the order they are merged (the last value wins).
 IFS=+ read -r -a parts <<<"$flavor"
 case "${parts[0]:-}" in

@@ -125,10 +125,10 @@ step_number() {
 	case "$step" in
 	zone | 0) echo 0 ;;
 	node | all) echo "$n" ;;
-	*[!0-9]*) die "STEP must be zone, node, all or a number, not '$step'" ;;
+	'' | *[!0-9]* | ?????*) die "STEP=$step: steps are zone, node, all or 0..$n (the series has $n patches)" ;;
 	*)
-		[ "$step" -le "$n" ] ||
-			die "STEP=$step is past the end of the series ($n patches)"
+		[ "$((10#$step))" -le "$n" ] ||
+			die "STEP=$step: steps are zone, node, all or 0..$n (the series has $n patches)"
 		echo "$((10#$step))"
 		;;
 	esac
@@ -153,7 +153,9 @@ tree_key() {
 # names (zone, node) even while the series is empty; other steps are stepN.
 kernel_name() {
 	local step=$1 flavor=$2 n name
-	n=$(step_number "$step")
+	# exit: in $(kernel_name ...) a failed step_number must not go on to
+	# name some other kernel (command substitution does not inherit set -e).
+	n=$(step_number "$step") || exit 1
 	case "$step" in
 	zone | node) name=$step ;;
 	all) name=node ;;
@@ -327,4 +329,148 @@ topology_args() {
 		TOPO_ERROR="no topology '$topo'; topologies: $(topology_names | paste -sd' ') (configs/topologies)"
 		return 1
 	}
+}
+
+# The guest tests, "name sets timeout topo oom" a line in name order, from
+# the "nodelru:" header line of each tests/*.sh and tests/*.c, read the
+# way scripts/initramfs.sh reads it for /tests/index (without building).
+test_index() {
+	local files=()
+	mapfile -t files < <(find "$TOP/tests" -maxdepth 1 -type f \( -name '*.sh' -o -name '*.c' \) | sort)
+	[ ${#files[@]} -gt 0 ] || return 0
+	awk '
+	function field(k,   r) {
+		if (!match(meta, "(^| )" k "=[^ ]*")) return ""
+		r = substr(meta, RSTART, RLENGTH); sub(/^ /, "", r); sub(/^[^=]*=/, "", r)
+		return r
+	}
+	FNR == 1 { done = 0 }
+	!done && /nodelru: / {
+		done = 1
+		meta = substr($0, index($0, "nodelru: ")); sub(/ *\*\/$/, "", meta)
+		name = FILENAME; sub(/.*\//, "", name); sub(/\.[^.]*$/, "", name)
+		oom = field("oom")
+		print name, field("sets"), field("timeout"), field("topo"), (oom == "" ? "no" : oom)
+	}' "${files[@]}"
+}
+
+# Check the settings before anything is built or written, so that a typo
+# fails at once, with the values that would do, instead of after a kernel
+# build (or, worse, by building something else).  With no arguments every
+# one of STEP FLAVOR TOPOS TESTS ACCEL MEM SMP that is set (non-empty) is
+# checked; with names, only those.  A script checks an argument with
+# NAME=$arg check_settings NAME.  All problems are reported in one message;
+# then the script stops.
+#   check_settings [NAME...]
+# shellcheck disable=SC2120 # the names are optional
+check_settings() {
+	local names=("$@") v val w n p problems=() words=() nosuch=() lines=() extras index=''
+	local mem=${MEM:-$DEFAULT_MEM} smp=${SMP:-$DEFAULT_SMP} size_ok=1
+	[ ${#names[@]} -gt 0 ] || names=(STEP FLAVOR TOPOS TESTS ACCEL MEM SMP)
+	for v in "${names[@]}"; do
+		val=${!v:-}
+		[ -n "$val" ] || continue
+		case $v in
+		STEP)
+			n=$(series_count)
+			read -r -a words <<<"$val"
+			nosuch=()
+			for w in "${words[@]}"; do
+				case $w in
+				zone | node | all) ;;
+				*[!0-9]* | ?????*) nosuch+=("$w") ;;
+				*) [ "$((10#$w))" -le "$n" ] || nosuch+=("$w") ;;
+				esac
+			done
+			[ ${#nosuch[@]} -eq 0 ] ||
+				problems+=("STEP=$val: no step ${nosuch[*]}; steps are zone, node, all or 0..$n (the series has $n patches)")
+			;;
+		FLAVOR)
+			extras=$(find "$TOP/configs" -maxdepth 1 -name '*.config' -printf '%f\n' |
+				sed 's/\.config$//' | grep -vx 'debug\|bench\|qemu' | sort | paste -sd' ' || true)
+			IFS=+ read -r -a words <<<"$val"
+			p=
+			case ${words[0]:-} in
+			debug | bench) ;;
+			*) p="it does not start with debug or bench" ;;
+			esac
+			for w in "${words[@]:1}"; do
+				[ -n "$p" ] || [[ $w =~ ^[A-Za-z0-9_-]+$ ]] || p="'$w' is not a fragment name"
+				[ -n "$p" ] || [ -f "$TOP/configs/$w.config" ] || p="there is no configs/$w.config"
+			done
+			[ -n "$p" ] || [[ $val != *+ ]] || p="it ends with +"
+			[ -z "$p" ] ||
+				problems+=("FLAVOR=$val: $p; flavors are debug or bench, optionally +EXTRA for each configs/EXTRA.config to add on top (extras: ${extras:-none})")
+			;;
+		TOPOS | TESTS | ACCEL) ;;
+		MEM | SMP)
+			case $val in
+			*[!0-9]* | 0* | ??????????*)
+				size_ok=0
+				mem=$DEFAULT_MEM smp=$DEFAULT_SMP
+				if [ "$v" = MEM ]; then
+					problems+=("MEM=$val: MEM is the guest's memory in MiB, a whole number (default $DEFAULT_MEM)")
+				else
+					problems+=("SMP=$val: SMP is the number of guest CPUs, a whole number above 0 (default $DEFAULT_SMP)")
+				fi
+				;;
+			esac
+			;;
+		*) die "check_settings: no check for '$v'" ;;
+		esac
+	done
+	for v in "${names[@]}"; do
+		val=${!v:-}
+		[ -n "$val" ] || continue
+		case $v in
+		TOPOS)
+			read -r -a words <<<"$val"
+			for w in "${words[@]}"; do
+				topology_args "$w" "$mem" "$smp" && continue
+				case $TOPO_ERROR in
+				"no topology"*)
+					p=$TOPO_ERROR
+					[[ $w != *,* ]] || p+="; several are separated by spaces"
+					problems+=("TOPOS=$val: $p")
+					;;
+				*) [ "$size_ok" = 0 ] || problems+=("TOPOS=$val: $TOPO_ERROR") ;;
+				esac
+			done
+			;;
+		TESTS)
+			index=$(test_index)
+			read -r -a words <<<"${val//,/ }"
+			nosuch=()
+			for w in "${words[@]}"; do
+				awk -v w="$w" '$1 == w { f = 1 }
+					{ n = split($2, s, ","); for (i = 1; i <= n; i++) if (s[i] == w) f = 1 }
+					END { exit !f }' <<<"$index" || nosuch+=("$w")
+			done
+			[ ${#nosuch[@]} -eq 0 ] ||
+				problems+=("TESTS=$val: no test or set named ${nosuch[*]} (several names are separated by commas or spaces)
+sets: $(awk '{ n = split($2, s, ","); for (i = 1; i <= n; i++) print s[i] }' <<<"$index" | sort -u | paste -sd' ')
+tests: $(cut -d' ' -f1 <<<"$index" | paste -sd' ' | fold -s -w 66 | sed 's/ $//')")
+			;;
+		ACCEL)
+			case $val in
+			auto | tcg | kvm) ;;
+			*) problems+=("ACCEL=$val: ACCEL is auto (kvm where a kernel boots under it, else tcg), tcg or kvm") ;;
+			esac
+			;;
+		esac
+	done
+	# Known names that select nothing on a topology: qemu-run would stop.
+	if [ ${#problems[@]} -eq 0 ] && [ -n "$index" ] && [ -n "${TOPOS:-}" ] &&
+		[[ " ${names[*]} " == *" TOPOS "* ]]; then
+		for w in ${TOPOS}; do
+			[ -n "$(awk -v want="${TESTS//,/ }" -v topo="$w" -f "$TOP/initramfs/select.awk" <<<"$index")" ] ||
+				problems+=("TESTS=$TESTS selects no test on topology $w: a set runs only those of its tests whose header says topo=all or topo=$w")
+		done
+	fi
+	if [ ${#problems[@]} -gt 0 ]; then
+		for p in "${problems[@]}"; do
+			mapfile -t -O "${#lines[@]}" lines <<<"$p"
+		done
+		die "${lines[@]}"
+	fi
 }

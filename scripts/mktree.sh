@@ -19,10 +19,12 @@ set -euo pipefail
 
 case $# in 1 | 2) ;; *) die "usage: scripts/mktree.sh STEP [DIR]" ;; esac
 step=$1
+# Before anything is extracted or written (FLAVOR names the directory).
+STEP=$step check_settings STEP FLAVOR
+n=$(step_number "$step")
 dir=${2:-$BUILD/k/$(kernel_name "$step" "${FLAVOR:-debug}")}
 "$TOP/scripts/pristine.sh"
 
-n=$(step_number "$step")
 total=$(series_count)
 key=$(tree_key "$n")
 src=$dir/src

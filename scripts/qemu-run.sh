@@ -34,6 +34,8 @@ tests=${3:-smoke}
 # parameter and the guest would run only the first name.
 tests=$(tr -s ' ,' ',' <<<"$tests" | sed 's/^,//; s/,$//')
 [ -n "$tests" ] || tests=smoke
+# Everything is checked before anything is built or written.
+TOPOS=$topo TESTS=$tests check_settings TOPOS TESTS ACCEL MEM SMP
 mem=${MEM:-$DEFAULT_MEM}
 smp=${SMP:-$DEFAULT_SMP}
 topology_args "$topo" "$mem" "$smp" || die "$TOPO_ERROR"

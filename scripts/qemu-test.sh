@@ -7,11 +7,13 @@
 #   TOPOS   topologies, default "uma numa" (also: movable)
 #   TESTS   tests or sets for the guest, default smoke
 #   RERUN=1 boot what is built, without checking the trees and builds
+# Every setting is checked before anything is built or written.
 # The last line is "qemu-test: N passed, N failed, N skipped"; the exit
 # status is non-zero exactly when something failed.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+check_settings
 
 flavor=${FLAVOR:-debug}
 topos=${TOPOS:-uma numa}

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Host test: a wrong setting (STEP, FLAVOR, TOPOS, TESTS, ACCEL, MEM, SMP)
+# stops every entry point at once, before anything is built or written:
+# within two seconds, with one "error:" message that names the valid
+# values.  Each run gets an empty BUILD directory that must still not
+# exist afterwards (so nothing under build/runs, or anywhere in build/, is
+# touched), and PATH starts with stubs of make, gcc, quilt, patch, tar,
+# mkfs.ext4, apt-get and qemu-system-x86_64 that record being called: a
+# check that let a bad value through would be caught building, not build.
+# Needs no kernel, no pristine tree and no root; takes a few seconds.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+work=$build/selftest/settings
+rm -rf "$work"
+mkdir -p "$work/stubs"
+
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+realmake=$(command -v make)
+for tool in make gcc quilt patch tar mkfs.ext4 apt-get qemu-system-x86_64; do
+	printf '#!/bin/sh\necho "%s $*" >>"%s/called"\necho "stub %s called" >&2\nexit 1\n' \
+		"$tool" "$work" "$tool" >"$work/stubs/$tool"
+	chmod +x "$work/stubs/$tool"
+done
+nseries=$(grep -cv '^[[:space:]]*\(#\|$\)' "$top/series")
+
+# bad NAME PATTERN COMMAND...: run COMMAND (VAR=value words first) in an
+# empty BUILD and the stubs; it must fail within 2 s, print exactly one
+# "error:" line, match PATTERN (grep -E) and leave nothing behind.
+n=0
+# shellcheck disable=SC2317 # called through check
+quiet() { ! grep -q 'integer expression\|unbound variable\|command not found\|syntax error' "$1"; }
+bad() {
+	local name=$1 pattern=$2 out rc t0 ms
+	shift 2
+	n=$((n + 1))
+	out=$work/$n.out
+	rm -f "$work/called"
+	t0=$(date +%s%N)
+	rc=0
+	(cd "$work" && env BUILD="$work/build" PATH="$work/stubs:$PATH" \
+		timeout 20 "$@") >"$out" 2>&1 || rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	sed 's/^/# /' "$out"
+	check "$name: fails" [ "$rc" -ne 0 ]
+	check "$name: within 2 s (${ms} ms)" [ "$ms" -le 2000 ]
+	check "$name: one error message" [ "$(grep -c '^error:' "$out")" -eq 1 ]
+	check "$name: names the valid values" grep -Eq "$pattern" "$out"
+	check "$name: no shell noise" quiet "$out"
+	check "$name: nothing built" [ ! -e "$work/called" ]
+	check "$name: nothing written under BUILD" [ ! -e "$work/build" ]
+	rm -rf "$work/build"
+}
+
+qt=$top/scripts/qemu-test.sh
+topos='topologies: uma numa movable'
+bad "qemu-test TOPOS=bogus" "TOPOS=bogus: no topology 'bogus'; $topos" env TOPOS=bogus "$qt"
+bad "qemu-test TOPOS=uma,numa" "no topology 'uma,numa'; $topos.*separated by spaces" env TOPOS=uma,numa "$qt"
+bad "qemu-test TESTS=nonexistent" 'TESTS=nonexistent: no test or set named nonexistent' env TESTS=nonexistent "$qt"
+bad "qemu-test TESTS lists the sets" 'sets: .*full.*smoke' env TESTS=smoke,nonexistent "$qt"
+bad "qemu-test STEP=99" "STEP=99: no step 99; steps are zone, node, all or 0\.\.$nseries" env STEP=99 "$qt"
+bad "qemu-test STEP=x" "steps are zone, node, all or 0\.\.$nseries" env STEP="zone x" "$qt"
+bad "qemu-test FLAVOR=weird" 'FLAVOR=weird: .*flavors are debug or bench, optionally \+EXTRA.*mglru' env FLAVOR=weird "$qt"
+bad "qemu-test FLAVOR=debug+nope" 'no configs/nope.config; flavors are debug or bench' env FLAVOR=debug+nope "$qt"
+bad "qemu-test ACCEL=hvf" 'ACCEL=hvf: ACCEL is auto .*tcg or kvm' env ACCEL=hvf "$qt"
+bad "qemu-test MEM=3G" 'MEM=3G: MEM is .* a whole number' env MEM=3G "$qt"
+bad "qemu-test SMP=0" 'SMP=0: SMP is .* above 0' env SMP=0 "$qt"
+bad "qemu-test numa MEM=2048" 'topology numa needs MEM>2048.*not MEM=2048' env TOPOS=numa MEM=2048 "$qt"
+bad "qemu-test numa SMP=1" 'topology numa needs SMP>=2' env TOPOS="uma numa" SMP=1 "$qt"
+bad "bisect-check STEP=99" "STEP=99: .*0\.\.$nseries" env STEP=99 "$top/scripts/bisect-check.sh"
+bad "bisect-check TOPOS=bogus" "$topos" env TOPOS=bogus "$top/scripts/bisect-check.sh"
+bad "bench TOPOS=bogus" "$topos" env TOPOS=bogus "$top/scripts/bench.sh"
+bad "qemu-run TOPO bogus" "$topos" "$top/scripts/qemu-run.sh" node-debug bogus smoke
+bad "qemu-run TESTS nonexistent" 'no test or set named nonexistent' "$top/scripts/qemu-run.sh" node-debug uma nonexistent
+bad "mktree FLAVOR=weird" 'FLAVOR=weird: .*flavors are debug or bench' env FLAVOR=weird "$top/scripts/mktree.sh" node
+bad "mktree 99" "STEP=99: .*0\.\.$nseries" "$top/scripts/mktree.sh" 99
+bad "kbuild node weird" 'FLAVOR=weird: .*flavors are debug or bench' "$top/scripts/kbuild.sh" node weird
+# Through make, from another directory: the settings are checked before
+# deps (which may install packages) and before any script runs.
+bad "make tree FLAVOR=weird" 'FLAVOR=weird: .*flavors are debug or bench' \
+	"$realmake" -s -f "$top/Makefile" tree FLAVOR=weird
+bad "make qemu-test TOPOS=bogus" "$topos" "$realmake" -s -f "$top/Makefile" qemu-test TOPOS=bogus
+bad "make kernel STEP=99" "STEP=99: .*0\.\.$nseries" "$realmake" -s -f "$top/Makefile" kernel STEP=99
+
+# Good values pass, in every spelling the scripts take.
+# good VAR=value...: check_settings accepts these together.
+# shellcheck disable=SC2317 # called through check
+good() {
+	local out
+	# shellcheck disable=SC2016 # $1 is expanded by the inner bash
+	out=$(cd "$work" && env BUILD="$work/build" "$@" bash -c '. "$1/scripts/lib.sh" && check_settings' - "$top" 2>&1) ||
+		{ printf '%s\n' "$out" | sed 's/^/# /'; return 1; }
+}
+# each VAR=value...: check_settings accepts each of them alone.
+# shellcheck disable=SC2317 # called through check
+each() {
+	local a
+	for a in "$@"; do
+		good "$a" || return 1
+	done
+}
+check "good: STEP=zone, node, all, 0, $nseries, 'zone 3'" \
+	each STEP=zone STEP=node STEP=all STEP=0 STEP="$nseries" STEP="zone 3"
+check "good: FLAVOR=debug, bench, debug+mglru, bench+mglru" \
+	each FLAVOR=debug FLAVOR=bench FLAVOR=debug+mglru FLAVOR=bench+mglru
+check "good: TOPOS='uma numa movable'" good TOPOS="uma numa movable"
+check "good: TESTS=smoke,anon-swap / 'full lockstat' / selftest / selftest-hang" \
+	each TESTS=smoke,anon-swap TESTS="full lockstat" TESTS=selftest TESTS=selftest-hang
+check "good: a test named directly runs on any topology (TESTS=numa-bind TOPOS=uma)" \
+	good TESTS=numa-bind TOPOS=uma
+check "good: ACCEL=auto, tcg, kvm" each ACCEL=auto ACCEL=tcg ACCEL=kvm
+check "good: MEM=4096 SMP=4 TOPOS=numa" good MEM=4096 SMP=4 TOPOS=numa
+check "good: nothing written under BUILD" [ ! -e "$work/build" ]
+
+rm -rf "$work"
+echo "settings: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
