@@ -38,7 +38,7 @@ help:
 	@echo '  bisect-check      every step: build, boot, smoke set; resumable (STEP=N for one)'
 	@echo '  mglru-check       build steps with the multi-gen LRU on (STEPS="0 7"; BOOT=1 boots them)'
 	@echo '  harness-selftest  show that a failing test, a panic and a hang are failures'
-	@echo '  bench             zone end against node end, the cover letter figures (ITER=N, QUICK=1)'
+	@echo '  bench             zone end against node end on one topology (ITER=N, QUICK=1, TOPOS=uma)'
 	@echo '  settings          check the settings below (every target does that first)'
 	@echo '  clean             remove build/ (the ccache stays)'
 	@echo 'variables: STEP=$(STEP) FLAVOR=$(FLAVOR) TOPOS="$(TOPOS)" TESTS=$(TESTS)'
@@ -94,8 +94,9 @@ mglru-check: deps
 	@$(S)/mglru-check.sh
 
 # Not part of check: the full run takes about an hour (QUICK=1: minutes).
+# One topology a run: uma unless TOPOS is given.
 bench: deps
-	@$(S)/bench.sh
+	@TOPOS="$(if $(filter file,$(origin TOPOS)),uma,$(TOPOS))" $(S)/bench.sh
 
 harness-selftest: deps
 	@$(S)/harness-selftest.sh

@@ -10,8 +10,10 @@
 #
 # Environment: ITER (default 3, or 1 with QUICK=1), QUICK=1 (smaller sizes
 # and shorter runs: a smoke run of the whole pipeline; the lockstat run
-# then only happens when the debug kernels are built already), TOPO
-# (default uma: DMA32 and Normal on one node), MEM (default 3072).
+# then only happens when the debug kernels are built already), TOPOS (one
+# topology, default uma: DMA32 and Normal on one node; the report compares
+# the two ends on one topology, so run bench once per topology), MEM
+# (default 3072), SMP, ACCEL; checked before anything is built or written.
 #
 # Output: build/bench/<UTC date-time>/ (raw/, data/, plots/, report.md,
 # headline.md, meta/) and the link build/bench/latest.  Exit status
@@ -29,8 +31,13 @@ quick=${QUICK:-0}
 iter=${ITER:-}
 [ -n "$iter" ] || { [ "$quick" = 1 ] && iter=1 || iter=3; }
 case $iter in '' | *[!0-9]* | 0) die "ITER must be a positive number, not '$iter'" ;; esac
-topo=${TOPO:-uma}
-export MEM=${MEM:-3072}
+[ -z "${TOPO:-}" ] || die "TOPO=$TOPO: make bench reads TOPOS, as every target does (TOPOS=$TOPO)"
+read -r -a topos <<<"${TOPOS:-uma}"
+[ ${#topos[@]} -eq 1 ] ||
+	die "TOPOS=${TOPOS}: make bench measures one topology a run (its report compares the two ends on one);" \
+		"run it once per topology: make bench TOPOS=${topos[0]}, then make bench TOPOS=${topos[1]}, ..."
+topo=${topos[0]}
+export MEM=${MEM:-$DEFAULT_MEM}
 export QUICK=$quick
 
 t0=$(date +%s)
@@ -40,7 +47,7 @@ mkdir -p "$out/raw" "$out/meta"
 ln -sfn "$stamp" "$BUILD/bench/latest"
 status=$out/meta/status
 : >"$status"
-stage "bench: $out (ITER=$iter QUICK=$quick TOPO=$topo MEM=$MEM)"
+stage "bench: $out (ITER=$iter QUICK=$quick TOPOS=$topo MEM=$MEM)"
 
 # Seconds spent building kernels and running guests: a fresh machine's
 # cold ccache makes the first figure dominate, so meta/info gives both.

@@ -72,6 +72,8 @@ bad "qemu-test numa SMP=1" 'topology numa needs SMP>=2' env TOPOS="uma numa" SMP
 bad "bisect-check STEP=99" "STEP=99: .*0\.\.$nseries" env STEP=99 "$top/scripts/bisect-check.sh"
 bad "bisect-check TOPOS=bogus" "$topos" env TOPOS=bogus "$top/scripts/bisect-check.sh"
 bad "bench TOPOS=bogus" "$topos" env TOPOS=bogus "$top/scripts/bench.sh"
+bad "bench TOPOS='uma numa'" 'TOPOS=uma numa: make bench measures one topology' env TOPOS="uma numa" "$top/scripts/bench.sh"
+bad "bench TOPO=numa" 'make bench reads TOPOS' env TOPO=numa "$top/scripts/bench.sh"
 bad "qemu-run TOPO bogus" "$topos" "$top/scripts/qemu-run.sh" node-debug bogus smoke
 bad "qemu-run TESTS nonexistent" 'no test or set named nonexistent' "$top/scripts/qemu-run.sh" node-debug uma nonexistent
 bad "mktree FLAVOR=weird" 'FLAVOR=weird: .*flavors are debug or bench' env FLAVOR=weird "$top/scripts/mktree.sh" node
