@@ -17,6 +17,9 @@ FLAVOR ?= debug
 TOPOS ?= uma numa
 TESTS ?= smoke
 export STEP FLAVOR TOPOS TESTS
+# Which kernel source is used, when it is not BASE's, is said once by the
+# settings check, not again by every script.
+export NODELRU_BASE_NOTED := 1
 
 .PHONY: help settings deps pristine tree kernel initramfs run qemu-test check \
 	check-static check-series check-host check-guest harness-selftest \
@@ -45,7 +48,7 @@ help:
 
 # Every variable is checked before anything is installed, built or written.
 settings:
-	@bash -c '. "$$1/lib.sh" && check_settings' - "$(S)"
+	@NODELRU_BASE_NOTED= bash -c '. "$$1/lib.sh" && check_settings' - "$(S)"
 
 deps: settings
 	@$(S)/deps.sh

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Install the Debian packages the project needs; fast when all are there.
 #
-# linux-source-6.1 is installed at the version BASE names when the archive
-# has it, otherwise the newest one, with a warning.  As root this runs
-# apt-get; as anyone else it prints the exact command and fails.
+# The kernel source package BASE names (linux-source-6.1) is installed at
+# the version BASE names when the archive has it, otherwise the newest
+# one, and it says so.  An installed one at another version is left
+# alone: the scripts that use it say which they use (note_base in lib.sh).
+# As root this runs apt-get; as anyone else it prints the exact command
+# and fails.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +18,10 @@ pkgs=(quilt gcc make bc flex bison libelf-dev libssl-dev libc6-dev
 # Optional: used when present, installed when we can (root), never required.
 #   b4: the round trip through "b4 am" (tests/host/round-trip.sh)
 optional=(b4)
-want=$(awk '{ print $2 }' "$TOP/BASE")
+[ -n "$BASE_VERSION" ] ||
+	die "$TOP/BASE must say PACKAGE VERSION (linux-source-6.1 6.1.192-3), not '$(cat "$TOP/BASE" 2>/dev/null)'"
+pkg=$BASE_PKG
+want=$BASE_VERSION
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -27,10 +33,8 @@ for p in "${optional[@]}"; do
 	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing_opt+=("$p")
 done
-src_have=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || true)
+src_have=$(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || true)
 if [ ${#missing[@]} -eq 0 ] && [ -n "$src_have" ] && [ -f "$SRC_TARBALL" ]; then
-	[ "$src_have" = "$want" ] ||
-		printf 'warning: linux-source-6.1 %s installed, BASE names %s\n' "$src_have" "$want" >&2
 	if [ ${#missing_opt[@]} -gt 0 ]; then
 		mkdir -p "$BUILD"
 		if [ "$(id -u)" = 0 ] &&
@@ -48,7 +52,7 @@ fi
 
 src_pkg=()
 if [ -z "$src_have" ] || [ ! -f "$SRC_TARBALL" ]; then
-	src_pkg=("linux-source-6.1=$want")
+	src_pkg=("$pkg=$want")
 fi
 cmd=(apt-get install -y --no-install-recommends "${missing[@]}" "${missing_opt[@]}" "${src_pkg[@]}")
 if [ "$(id -u)" != 0 ]; then
@@ -62,15 +66,16 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >"$BUILD/apt-update.log" 2>&1 ||
 	die "apt-get update failed" "log: $BUILD/apt-update.log"
 if [ ${#src_pkg[@]} -gt 0 ] &&
-	! apt-cache madison linux-source-6.1 | awk '{ print $3 }' | grep -qxF "$want"; then
-	newest=$(apt-cache policy linux-source-6.1 | awk '/Candidate:/ { print $2 }')
+	! apt-cache madison "$pkg" | awk '{ print $3 }' | grep -qxF "$want"; then
+	newest=$(apt-cache policy "$pkg" | awk '/Candidate:/ { print $2 }')
 	if [ -z "$newest" ] || [ "$newest" = "(none)" ]; then
-		die "the archive has no linux-source-6.1 at all" "check /etc/apt/sources.list"
+		die "BASE names $pkg $want, and the archive has no $pkg at all" "check /etc/apt/sources.list, or BASE"
 	fi
-	printf 'warning: linux-source-6.1 %s is no longer in the archive; installing %s\n' \
-		"$want" "$newest" >&2
-	printf '         the series is maintained against %s and may not apply\n' "$want" >&2
-	cmd=(apt-get install -y --no-install-recommends "${missing[@]}" "${missing_opt[@]}" linux-source-6.1)
+	printf 'warning: %s\n' \
+		"BASE names $pkg $want, which the archive no longer has: installing $pkg $newest, the archive's, and the trees will come from it." \
+		"The series was made on $want and may not rewind or replay cleanly on $newest." |
+		sed '2,$s/^warning: /         /' >&2
+	cmd=(apt-get install -y --no-install-recommends "${missing[@]}" "${missing_opt[@]}" "$pkg")
 fi
 "${cmd[@]}" >"$BUILD/apt-install.log" 2>&1 ||
 	die "apt-get install failed" "log: $BUILD/apt-install.log"

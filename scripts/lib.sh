@@ -14,7 +14,12 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 PRISTINE_DIR=$BUILD/pristine
 export PRISTINE=$PRISTINE_DIR/linux
-SRC_TARBALL=${SRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+# BASE: "PACKAGE VERSION", the Debian source package the series ends at.
+BASE_PKG=linux-source-6.1
+BASE_VERSION=
+read -r BASE_PKG BASE_VERSION _ 2>/dev/null <"$TOP/BASE" || true
+SRC_TARBALL_DEFAULT=/usr/src/$BASE_PKG.tar.xz
+SRC_TARBALL=${SRC_TARBALL:-$SRC_TARBALL_DEFAULT}
 SERIES=${NODELRU_SERIES:-$TOP/series}
 PATCHES=${NODELRU_PATCHES:-$TOP/patches}
 
@@ -360,7 +365,8 @@ test_index() {
 # one of STEP FLAVOR TOPOS TESTS ACCEL MEM SMP that is set (non-empty) is
 # checked; with names, only those.  A script checks an argument with
 # NAME=$arg check_settings NAME.  All problems are reported in one message;
-# then the script stops.
+# then the script stops.  Then, once per run, it says which kernel source
+# the trees come from when it is not what BASE names (note_base).
 #   check_settings [NAME...]
 # shellcheck disable=SC2120 # the names are optional
 check_settings() {
@@ -473,4 +479,28 @@ tests: $(cut -d' ' -f1 <<<"$index" | paste -sd' ' | fold -s -w 66 | sed 's/ $//'
 		done
 		die "${lines[@]}"
 	fi
+	note_base
+}
+
+# Say once per run (children inherit NODELRU_BASE_NOTED) which kernel
+# source the trees come from, when it is not what BASE names, and why.
+note_base() {
+	local have what
+	[ -z "${NODELRU_BASE_NOTED:-}" ] || return 0
+	export NODELRU_BASE_NOTED=1
+	if [ "$SRC_TARBALL" != "$SRC_TARBALL_DEFAULT" ]; then
+		msg base "the trees come from SRC_TARBALL=$SRC_TARBALL (set in the environment), not from $BASE_PKG $BASE_VERSION as BASE says"
+		return 0
+	fi
+	# No tarball: scripts/pristine.sh says how to install BASE's.
+	[ -f "$SRC_TARBALL" ] || return 0
+	have=$(dpkg-query -W -f '${Version}' "$BASE_PKG" 2>/dev/null || true)
+	[ "$have" != "$BASE_VERSION" ] || return 0
+	what="version $have"
+	[ -n "$have" ] || what="which no installed package owns"
+	printf 'warning: %s\n' \
+		"BASE names $BASE_PKG $BASE_VERSION, but ${have:-no version of it} is installed: the trees come from $SRC_TARBALL, $what (the scripts use the tarball that is there, whatever its version)." \
+		"The series was made on $BASE_VERSION and may not rewind or replay cleanly on ${have:-it}." \
+		"For BASE's version: apt-get install $BASE_PKG=$BASE_VERSION (make deps leaves an installed version alone)." |
+		sed '2,$s/^warning: /         /' >&2
 }

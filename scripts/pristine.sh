@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Extract Debian's linux-source-6.1 tarball once into build/pristine/linux
-# and make it read-only.  Re-running is cheap: the stamp records the
-# tarball's identity, and a changed tarball is extracted afresh.
+# Extract Debian's kernel source tarball (of the package BASE names,
+# /usr/src/linux-source-6.1.tar.xz; or SRC_TARBALL) once into
+# build/pristine/linux and make it read-only.  Re-running is cheap: the
+# stamp records the tarball's identity, and a changed tarball is
+# extracted afresh.
 #
 #   scripts/pristine.sh          extract (or confirm) the pristine tree
 #   scripts/pristine.sh verify   also re-hash every file against the manifest
@@ -9,16 +11,18 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-want=$(awk '{ print $2 }' "$TOP/BASE")
-[ -f "$SRC_TARBALL" ] ||
-	die "$SRC_TARBALL is missing" \
-		"install it: apt-get install linux-source-6.1=$want (or run 'make deps' as root)"
-
-have=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || echo unknown)
-if [ "$have" != "$want" ]; then
-	printf 'warning: linux-source-6.1 %s is installed, BASE names %s;\n' "$have" "$want" >&2
-	printf '         the series may not rewind or replay cleanly on it\n' >&2
+if [ "$SRC_TARBALL" != "$SRC_TARBALL_DEFAULT" ]; then
+	[ -f "$SRC_TARBALL" ] || die "SRC_TARBALL=$SRC_TARBALL: no such file" \
+		"unset SRC_TARBALL to use $SRC_TARBALL_DEFAULT ($BASE_PKG, as BASE says)"
+else
+	[ -f "$SRC_TARBALL" ] ||
+		die "$SRC_TARBALL is missing" \
+			"install it: apt-get install $BASE_PKG=$BASE_VERSION (or run 'make deps' as root)"
 fi
+# Which source, when it is not BASE's, and why (once per run).
+note_base
+
+have=$(dpkg-query -W -f '${Version}' "$BASE_PKG" 2>/dev/null || echo unknown)
 
 id=$(stat -c '%s %Y' "$SRC_TARBALL")
 id="$have $id"
