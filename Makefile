@@ -109,6 +109,6 @@ harness-selftest: deps
 check: deps
 	@$(S)/check.sh
 
+# One message, not one per file, when build/ cannot be removed.
 clean:
-	@if [ -d build/pristine ]; then chmod -R u+w build/pristine; fi
-	rm -rf build
+	@bash -c '. "$$1/lib.sh" && remove_tree "$$2" && msg clean "removed $$2"' - "$(S)" "$(TOP)build"

@@ -27,7 +27,7 @@ if [ ! -x "$tools/gen_init_cpio" ] ||
 	gcc -O2 -o "$tools/gen_init_cpio" "$PRISTINE/usr/gen_init_cpio.c"
 fi
 
-rm -rf "$stagedir"
+remove_tree "$stagedir"
 mkdir -p "$stagedir/tests"
 : >"$stagedir/tests/index"
 for t in "$TOP"/tests/*.sh "$TOP"/tests/*.c; do

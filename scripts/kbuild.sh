@@ -58,7 +58,7 @@ fi
 rm -f "$dir/stamp"
 # Objects are only reused for the very same tree.
 if [ ! -f "$dir/obj.key" ] || [ "$(cat "$dir/obj.key")" != "$(cat "$dir/src.key")" ]; then
-	rm -rf "$obj"
+	remove_tree "$obj"
 fi
 mkdir -p "$obj"
 cp "$dir/src.key" "$dir/obj.key"

@@ -365,8 +365,9 @@ test_index() {
 # one of STEP FLAVOR TOPOS TESTS ACCEL MEM SMP that is set (non-empty) is
 # checked; with names, only those.  A script checks an argument with
 # NAME=$arg check_settings NAME.  All problems are reported in one message;
-# then the script stops.  Then, once per run, it says which kernel source
-# the trees come from when it is not what BASE names (note_base).
+# then the script stops.  Then BUILD must be writable (check_build_dir),
+# and, once per run, it says which kernel source the trees come from when
+# it is not what BASE names (note_base).
 #   check_settings [NAME...]
 # shellcheck disable=SC2120 # the names are optional
 check_settings() {
@@ -479,6 +480,7 @@ tests: $(cut -d' ' -f1 <<<"$index" | paste -sd' ' | fold -s -w 66 | sed 's/ $//'
 		done
 		die "${lines[@]}"
 	fi
+	check_build_dir
 	note_base
 }
 
@@ -503,4 +505,44 @@ note_base() {
 		"The series was made on $BASE_VERSION and may not rewind or replay cleanly on ${have:-it}." \
 		"For BASE's version: apt-get install $BASE_PKG=$BASE_VERSION (make deps leaves an installed version alone)." |
 		sed '2,$s/^warning: /         /' >&2
+}
+
+# The scripts write under BUILD: when they cannot (a build/ made by
+# another user, "sudo make ..." earlier; a read-only file system), say so
+# once, up front, instead of a failure per file later.
+check_build_dir() {
+	local d=$BUILD unw='' me owner
+	while [ ! -e "$d" ] && [ "$d" != / ]; do
+		d=$(dirname "$d")
+	done
+	if [ "$d" = "$BUILD" ]; then
+		unw=$(find "$BUILD" -maxdepth 2 -path "$PRISTINE" -prune -o \
+			! -type l ! -writable -print -quit 2>/dev/null || true)
+	elif [ ! -w "$d" ]; then
+		unw=$d
+	fi
+	[ -n "$unw" ] || return 0
+	me=$(id -un)
+	owner=$(stat -c %U "$unw")
+	if [ "$owner" = "$me" ]; then
+		die "$unw is not writable ($(stat -c %A "$unw"); a read-only file system?), and the scripts write under $BUILD" \
+			"make it writable, or build elsewhere: BUILD=/another/dir make ..."
+	fi
+	die "$unw belongs to $owner, not to you ($me), and the scripts write under $BUILD" \
+		"(made by 'sudo make ...'?)  Give it back: sudo chown -R $me $BUILD; or build elsewhere: BUILD=/another/dir make ..."
+}
+
+# Remove a directory tree.  One that cannot be removed (another user's
+# files, a read-only file system) is one message, not a line per file.
+#   remove_tree DIR
+remove_tree() {
+	local d=$1 err
+	[ -e "$d" ] || [ -L "$d" ] || return 0
+	# Directories made read-only on purpose (the pristine tree) first;
+	# only directories: rm needs no more (and a hard link's file mode is
+	# its other names' too).
+	find "$d" -type d ! -perm -u=w -exec chmod u+w {} + 2>/dev/null || true
+	err=$(rm -rf -- "$d" 2>&1) && return 0
+	die "could not remove $d: $(grep -c . <<<"$err") entries are left, the first: $(head -n 1 <<<"$err" | sed 's/^rm: //')" \
+		"$d belongs to $(stat -c %U "$d" 2>/dev/null || echo '?'), you are $(id -un); if another user made it (sudo make ...): sudo rm -rf $d"
 }

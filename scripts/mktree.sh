@@ -53,7 +53,7 @@ mkdir -p "$logs"
 log=$logs/tree.log
 : >"$log"
 tmp=$dir/src.tmp
-rm -rf "$tmp"
+remove_tree "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 
 stage "tree: step $n of $total -> $src"
@@ -105,7 +105,7 @@ if [ -n "$SCRATCH" ]; then
 fi
 
 rm -f "$keyfile" "$statefile"
-rm -rf "$src"
+remove_tree "$src"
 mv "$tmp" "$src"
 trap - EXIT
 echo "$key" >"$keyfile"

@@ -35,7 +35,7 @@ if [ -f "$out/key" ] && [ "$(cat "$out/key")" = "$key" ] &&
 	exit 0
 fi
 
-rm -rf "$out"
+remove_tree "$out"
 mkdir -p "$out/src"
 cp "$TOP"/tests/modules/* "$out/src/"
 if ! make -C "$kdir/src" O="$kdir/obj" M="$out/src" modules \

@@ -47,12 +47,9 @@ fi
 
 stage "extracting $SRC_TARBALL ($have)"
 # A partial or stale extraction is removed whole before starting again.
-if [ -e "$PRISTINE_DIR" ]; then
-	chmod -R u+w "$PRISTINE_DIR"
-	rm -rf "$PRISTINE_DIR"
-fi
+remove_tree "$PRISTINE_DIR"
 tmp=$PRISTINE_DIR.tmp
-rm -rf "$tmp"
+remove_tree "$tmp"
 mkdir -p "$tmp"
 avail=$(df --output=avail -k "$tmp" | tail -n1)
 [ "$avail" -gt $((4 * 1024 * 1024)) ] ||

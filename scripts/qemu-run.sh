@@ -54,7 +54,7 @@ command -v qemu-system-x86_64 >/dev/null ||
 "$TOP/scripts/toolsdisk.sh"
 
 run=$BUILD/runs/${RUN_NAME:-$kernel-$topo}
-rm -rf "$run"
+remove_tree "$run"
 mkdir -p "$run"
 outcomes=$run/outcomes
 : >"$outcomes"

@@ -40,7 +40,7 @@ if [ -f "$out/key" ] && [ "$(cat "$out/key")" = "$key" ] && [ -f "$img" ]; then
 	exit 0
 fi
 
-rm -rf "$out"
+remove_tree "$out"
 mkdir -p "$out/root/bin" "$out/root/libexec" "$out/root/lib"
 for f in "${all[@]}"; do
 	cp -L "$f" "$out/root/lib/"
