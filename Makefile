@@ -44,7 +44,9 @@ help:
 	@echo '  bench             zone end against node end on one topology (ITER=N, QUICK=1, TOPOS=uma)'
 	@echo '  settings          check the settings below (every target does that first)'
 	@echo '  clean             remove build/ (the ccache stays)'
-	@echo 'variables: STEP=$(STEP) FLAVOR=$(FLAVOR) TOPOS="$(TOPOS)" TESTS=$(TESTS)'
+	@echo 'now: STEP=$(STEP) FLAVOR=$(FLAVOR) TOPOS="$(TOPOS)" TESTS=$(TESTS)'
+	@echo 'settings (environment or make VAR=value; scripts/settings.tsv):'
+	@bash -c '. "$$1/lib.sh" && settings_table' - "$(S)"
 
 # Every variable is checked before anything is installed, built or written.
 settings:

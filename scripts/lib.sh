@@ -546,3 +546,25 @@ remove_tree() {
 	die "could not remove $d: $(grep -c . <<<"$err") entries are left, the first: $(head -n 1 <<<"$err" | sed 's/^rm: //')" \
 		"$d belongs to $(stat -c %U "$d" 2>/dev/null || echo '?'), you are $(id -un); if another user made it (sudo make ...): sudo rm -rf $d"
 }
+
+# scripts/settings.tsv as a table for a terminal (make help): name,
+# default, and the meaning wrapped to 80 columns.
+settings_table() {
+	awk -F'\t' '
+	/^#/ || NF < 3 { next }
+	{
+		line = sprintf("  %-16s %-12s", $1, $2)
+		if (length(line) > 31) { print line; line = sprintf("%31s", "") }
+		n = split($3, w, " ")
+		cur = line
+		for (i = 1; i <= n; i++) {
+			if (length(cur) + 1 + length(w[i]) > 80 && cur != line) {
+				print cur
+				cur = sprintf("%31s", "")
+				line = cur
+			}
+			cur = cur " " w[i]
+		}
+		print cur
+	}' "$TOP/scripts/settings.tsv"
+}

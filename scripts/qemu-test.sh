@@ -7,6 +7,7 @@
 #   TOPOS   topologies, default "uma numa" (also: movable)
 #   TESTS   tests or sets for the guest, default smoke
 #   RERUN=1 boot what is built, without checking the trees and builds
+# (and ACCEL, MEM, SMP, ... for scripts/qemu-run.sh: scripts/settings.tsv).
 # Every setting is checked before anything is built or written.
 # The last line is "qemu-test: N passed, N failed, N skipped"; the exit
 # status is non-zero exactly when something failed.

@@ -116,6 +116,25 @@ check "good: ACCEL=auto, tcg, kvm" each ACCEL=auto ACCEL=tcg ACCEL=kvm
 check "good: MEM=4096 SMP=4 TOPOS=numa" good MEM=4096 SMP=4 TOPOS=numa
 check "good: nothing written under BUILD" [ ! -e "$work/build" ]
 
+# The table of settings (scripts/settings.tsv, printed by make help) names
+# every variable a script reads with a default, and nothing else.
+table=$top/scripts/settings.tsv
+mapfile -t read_vars < <(grep -ohE '\$\{[A-Z][A-Z0-9_]*:-' "$top"/scripts/*.sh "$top/Makefile" |
+	sed 's/^\$[{]//; s/:-$//' | sort -u | grep -vx 'TOPO\|NODELRU_BASE_NOTED')
+undocumented=()
+for v in "${read_vars[@]}"; do
+	grep -q "^$v	" "$table" || undocumented+=("$v")
+done
+check "settings.tsv has every variable the scripts read (missing: ${undocumented[*]:-none})" \
+	[ ${#undocumented[@]} -eq 0 ]
+stale=()
+while IFS=$'\t' read -r v _; do
+	grep -qw -- "$v" "$top"/scripts/*.sh "$top/Makefile" || stale+=("$v")
+done < <(grep -v '^#' "$table")
+check "settings.tsv names no variable that nothing reads (stale: ${stale[*]:-none})" [ ${#stale[@]} -eq 0 ]
+check "make help prints the table" grep -q 'MAX_OFFSET  *0  *lines a hunk' \
+	<("$realmake" -s -f "$top/Makefile" help)
+
 rm -rf "$work"
 echo "settings: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
