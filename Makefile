@@ -21,9 +21,9 @@ export STEP FLAVOR TOPOS TESTS
 # settings check, not again by every script.
 export NODELRU_BASE_NOTED := 1
 
-.PHONY: help settings deps pristine tree kernel initramfs run qemu-test check \
-	check-static check-series check-host check-guest harness-selftest \
-	bisect-check mglru-check export bench clean
+.PHONY: help settings deps pristine tree kernel initramfs run qemu-test \
+	check check-static check-series check-host harness-selftest \
+	bisect-check mglru-check export bench devtree clean
 
 help:
 	@echo 'node-lru targets:'
@@ -35,8 +35,12 @@ help:
 	@echo '  tree STEP=N       make the work tree of step N (zone = 0, node = all)'
 	@echo '  kernel STEP=N     build that step (FLAVOR=debug|bench)'
 	@echo '  initramfs         build the guest image with the tests'
-	@echo '  run               boot the already built kernel(s) again, no rebuild (STEP, TOPOS, TESTS)'
+	@echo '  run               boot the already built kernel(s) again, no rebuild (STEP, TOPOS, TESTS);'
+	@echo '                    fails, naming the make kernel command, when one is not built'
 	@echo '  check-static      shellcheck and series consistency (headers, format, checkpatch)'
+	@echo '  check-series      the series alone: every patch listed and present, mail headers,'
+	@echo '                    unique subjects, quilt format, checkpatch (CHECKPATCH=0 skips it)'
+	@echo '  check-host        the host tests (tests/host/): no kernel, no QEMU'
 	@echo '  export            the series as mails for linux-mm in build/outgoing (VERSION=N)'
 	@echo '  bisect-check      every step: build, boot, smoke set; resumable (STEP=N for one)'
 	@echo '  mglru-check       build steps with the multi-gen LRU on (STEPS="0 7"; BOOT=1 boots them)'
@@ -44,6 +48,11 @@ help:
 	@echo '  bench             zone end against node end on one topology (ITER=N, QUICK=1, TOPOS=uma)'
 	@echo '  settings          check the settings below (every target does that first)'
 	@echo '  clean             remove build/ (the ccache stays)'
+	@echo 'making a step (README.md, "Making a step"):'
+	@echo '  devtree           build/dev/linux: a git repository of the tree, a "reverse:" commit'
+	@echo '                    per patch, last first; HEAD is the rewound tree'
+	@echo '  scripts/mkpatch.sh REV MSGFILE >patches/NAME.patch'
+	@echo '                    the forward patch undoing commit REV of the devtree'
 	@echo 'now: STEP=$(STEP) FLAVOR=$(FLAVOR) TOPOS="$(TOPOS)" TESTS=$(TESTS)'
 	@echo 'settings (environment or make VAR=value; scripts/settings.tsv):'
 	@bash -c '. "$$1/lib.sh" && settings_table' - "$(S)"
@@ -102,6 +111,9 @@ mglru-check: deps
 # One topology a run: uma unless TOPOS is given.
 bench: deps
 	@TOPOS="$(if $(filter file,$(origin TOPOS)),uma,$(TOPOS))" $(S)/bench.sh
+
+devtree: deps
+	@$(S)/devtree.sh
 
 harness-selftest: deps
 	@$(S)/harness-selftest.sh

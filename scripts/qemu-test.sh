@@ -6,7 +6,8 @@
 #   FLAVOR  debug (default) or bench
 #   TOPOS   topologies, default "uma numa" (also: movable)
 #   TESTS   tests or sets for the guest, default smoke
-#   RERUN=1 boot what is built, without checking the trees and builds
+#   RERUN=1 boot what is built, without checking the trees and builds;
+#           stops before anything runs if a kernel is not built (make run)
 # (and ACCEL, MEM, SMP, ... for scripts/qemu-run.sh: scripts/settings.tsv).
 # Every setting is checked before anything is built or written.
 # The last line is "qemu-test: N passed, N failed, N skipped"; the exit
@@ -26,7 +27,17 @@ else
 fi
 
 main() {
-	local t0 t list s kernel bo topo out rc times=()
+	local t0 t list s kernel bo topo out rc times=() unbuilt=()
+	if [ "${RERUN:-0}" = 1 ]; then
+		for s in $steps; do
+			kernel=$(kernel_name "$s" "$flavor")
+			[ -f "$BUILD/k/$kernel/obj/arch/x86/boot/bzImage" ] ||
+				unbuilt+=("$kernel (no $BUILD/k/$kernel/obj/arch/x86/boot/bzImage): make kernel STEP=$s FLAVOR=$flavor${SCRATCH:+ SCRATCH=$SCRATCH}")
+		done
+		[ ${#unbuilt[@]} -eq 0 ] ||
+			die "make run (RERUN=1) boots kernels as they are built and builds none; not built:" \
+				"${unbuilt[@]}" "(or make qemu-test${STEP:+ STEP=\"$STEP\"} builds what is missing, then boots)"
+	fi
 	t0=$(date +%s)
 	"$TOP/scripts/initramfs.sh"
 	times+=("initramfs $(($(date +%s) - t0))s")
