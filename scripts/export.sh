@@ -166,6 +166,18 @@ done < <(git -C "$repo" rev-list --reverse "$base..HEAD")
 [ "$(git -C "$repo" rev-parse "$head^{tree}")" = "$(git -C "$repo" rev-parse "HEAD^{tree}")" ] ||
 	die "re-dating the imported commits changed the tree"
 git -C "$repo" update-ref -m "export: fixed dates" HEAD "$head"
+# The notes for reviewers below each patch's "---" line are no part of
+# the commit message: carry them as git notes, which format-patch --notes
+# puts below the "---" line of the mail again.
+mapfile -t names < <(series_patches)
+i=0
+while read -r c; do
+	notes=$(patch_notes "$PATCHES/${names[i]}")
+	if [ -n "$notes" ]; then
+		printf '%s\n' "$notes" | env "${fixed_ident[@]}" git -C "$repo" notes add -f -F - "$c"
+	fi
+	i=$((i + 1))
+done < <(git -C "$repo" rev-list --reverse "$base..HEAD")
 msg import "$n commits on $base (tree $base_tree)"
 
 # Who to send it to: the memory management maintainer and list (the
@@ -183,7 +195,7 @@ for a in "${all_cc[@]}"; do
 done
 
 git -C "$repo" -c user.name="$name" -c user.email="$email" format-patch -q \
-	--cover-letter --thread=shallow --base="$base" -v "$version" \
+	--notes --cover-letter --thread=shallow --base="$base" -v "$version" \
 	"${args[@]}" -o "$tout" "$base..HEAD"
 
 # The cover letter: subject and text from scripts/cover-letter.txt, the

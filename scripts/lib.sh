@@ -63,6 +63,15 @@ patch_subject() {
 	sed -n 's/^Subject: \(\[[^]]*\] \)\?//p' "$1" | head -n 1
 }
 
+# The notes for reviewers of a patch file: the text between its "---"
+# line and the diffstat (or the diff), without leading and trailing blank
+# lines.  Empty when the patch has none.
+patch_notes() {
+	awk '/^---$/ && !n { n = 1; next }
+		n && (/^ .* \| +[0-9]+ / || /^ [0-9]+ files? changed/ || /^--- /) { exit }
+		n { print }' "$1" | sed -e '/./,$!d' | sed -e ':a' -e '/^\n*$/{$d;N;ba' -e '}'
+}
+
 # Hunks must apply where they say, give or take MAX_OFFSET lines (default
 # 0: every patch was made against the exact tree it applies to).  patch(1)
 # and quilt print "Hunk #N succeeded at L (offset K lines)"; quilt names

@@ -35,10 +35,7 @@ trim() { sed -e '/./,$!d' | sed -e ':a' -e '/^\n*$/{$d;N;ba' -e '}'; }
 if grep -q '^Subject: ' "$msgfile"; then
 	subject=$(patch_subject "$msgfile")
 	body=$(sed -n '/^Subject: /,/^Signed-off-by: /p' "$msgfile" | sed -e '1d' -e '$d' | trim)
-	# Notes: from the line after "---" to the diffstat (or the diff).
-	notes=$(awk '/^---$/ && !n { n = 1; next }
-		n && (/^ .* \| +[0-9]+ / || /^ [0-9]+ files? changed/ || /^--- /) { exit }
-		n { print }' "$msgfile" | trim)
+	notes=$(patch_notes "$msgfile")
 else
 	subject=$(head -n 1 "$msgfile")
 	body=$(tail -n +2 "$msgfile" | sed '/^---$/,$d' | trim)

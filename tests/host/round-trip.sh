@@ -25,6 +25,8 @@ mkdir -p "$work"
 
 # shellcheck source=tests/host/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh" # patch_notes
 skip=0
 # shellcheck disable=SC2317 # called through check
 filled() { [ -f "$1" ] && ! grep -q 'SUBJECT HERE\|BLURB HERE\|@[A-Z_]\+@' "$1"; }
@@ -44,6 +46,20 @@ npatch=$(grep -cv '^[[:space:]]*\(#\|$\)' "$top/series")
 mapfile -t mails < <(find "$build/outgoing" -name 'v*-*.patch' ! -name '*-0000-cover-letter.patch' | sort)
 cover=$(find "$build/outgoing" -name 'v*-0000-cover-letter.patch')
 check "one mail per patch (${#mails[@]} for $npatch)" [ "${#mails[@]}" -eq "$npatch" ]
+# Each patch's notes for reviewers (below its "---") reach its mail.
+# shellcheck disable=SC2317 # called through check
+notes_in_mails() {
+	local i=0 p first
+	while read -r p; do
+		first=$(patch_notes "$top/patches/$p" | head -n 1)
+		if [ -n "$first" ] && ! grep -qF -- "$first" "${mails[i]}"; then
+			echo "# notes of $p missing from ${mails[i]}"
+			return 1
+		fi
+		i=$((i + 1))
+	done < <(grep -v '^[[:space:]]*\(#\|$\)' "$top/series")
+}
+check "every patch's notes for reviewers are in its mail" notes_in_mails
 check "the cover letter exists" [ -f "$cover" ]
 check "the cover letter is filled in" filled "$cover"
 base=$(sed -n 's/^base-commit: //p' "$cover")
