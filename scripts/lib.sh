@@ -3,7 +3,7 @@
 #
 # Layout of build/ (all generated, ignored by git):
 #   build/pristine/linux/      read-only extraction of the Debian tarball
-#   build/k/<name>/src         work tree of one kernel (hard links into pristine)
+#   build/k/<name>/src         work tree of one kernel (a copy of pristine, patched)
 #   build/k/<name>/obj         its O= build directory
 #   build/initramfs/           the guest image parts
 #   build/runs/<id>/           one QEMU run: console log, results, command
