@@ -39,6 +39,10 @@ FLAVOR=debug TOPOS="uma numa" TESTS=smoke "$TOP/scripts/qemu-test.sh" >/dev/null
 part harness-selftest "$TOP/scripts/harness-selftest.sh"
 msg time "make check took $(($(date +%s) - t0)) s"
 mapfile -t files <"$BUILD/runs/qemu-test.list"
+# qemu-test empties its run list first: an empty one means it stopped
+# before any kernel was built or booted (the initramfs, say).
+[ ${#files[@]} -gt 0 ] ||
+	echo "FAIL check/qemu-test no kernel was built or booted (see scripts/qemu-test.sh's messages)" >>"$out"
 exec "$TOP/scripts/verdict.sh" "$out" "${files[@]}" "$BUILD/runs/harness.outcomes"
 exit
 }

@@ -3,7 +3,9 @@
 #   - a test that fails is FAIL, and the run exits non-zero;
 #   - a kernel panic (sysrq-c) is FAIL with PANIC;
 #   - a guest that never finishes is FAIL with TIMEOUT;
-#   - each failed run leaves a report.txt whose title names the cause.
+#   - each failed run leaves a report.txt whose title names the cause;
+#   - a run that stops before booting (the module build fails) leaves no
+#     PASS line of an earlier run behind.
 # Uses the node end's debug kernel.  Writes build/runs/harness.outcomes,
 # PASS/FAIL a line for each expectation, for scripts/verdict.sh.
 set -euo pipefail
@@ -43,5 +45,27 @@ RUN_NAME=selftest-hang QEMU_TIMEOUT=${HANG_TIMEOUT:-120} \
 	"$TOP/scripts/qemu-run.sh" node-debug uma selftest-hang || rc=$?
 expect hang-reported "$BUILD/runs/selftest-hang/outcomes" '^FAIL node-debug/uma/selftest-hang TIMEOUT'
 expect hang-report-title "$BUILD/runs/selftest-hang/report.txt" '^TITLE: test failure: node-debug/uma/selftest-hang TIMEOUT'
+# A run that stops before booting (here the module build: a kernel
+# without Module.symvers) must not leave the previous run's PASS lines
+# behind to be counted.
+stale=selftest-nomod
+remove_tree "$BUILD/k/$stale"
+mkdir -p "$BUILD/k/$stale/obj/arch/x86/boot" "$BUILD/runs/$stale-uma"
+cp "$BUILD/k/node-debug/obj/arch/x86/boot/bzImage" "$BUILD/k/$stale/obj/arch/x86/boot/"
+echo "PASS $stale/uma/stale-from-an-earlier-run" >"$BUILD/runs/$stale-uma/outcomes"
+rc=0
+"$TOP/scripts/qemu-run.sh" "$stale" uma smoke >"$BUILD/runs/$stale.log" 2>&1 || rc=$?
+if [ "$rc" -ne 0 ] && grep -q 'no Module.symvers' "$BUILD/runs/$stale.log"; then
+	echo "PASS harness/module-build-fails" >>"$out"
+else
+	echo "FAIL harness/module-build-fails expected qemu-run.sh to stop at the module build (rc $rc, log $BUILD/runs/$stale.log)" >>"$out"
+fi
+if grep -qs '^PASS ' "$BUILD/runs/$stale-uma/outcomes"; then
+	echo "FAIL harness/no-stale-pass the previous run's PASS is still in $BUILD/runs/$stale-uma/outcomes" >>"$out"
+else
+	echo "PASS harness/no-stale-pass" >>"$out"
+fi
+remove_tree "$BUILD/k/$stale"
+
 cat "$out"
 ! grep -q '^FAIL ' "$out"

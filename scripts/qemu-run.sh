@@ -44,6 +44,10 @@ bz=$kdir/obj/arch/x86/boot/bzImage
 initrd=$BUILD/initramfs/initramfs.cpio.gz
 index=$BUILD/initramfs/stage/tests/index
 [ -f "$bz" ] || die "no kernel at $bz" "build it first: make kernel STEP=... (or make qemu-test)"
+# This run's outcomes start empty before anything that can fail runs
+# (module build, tools disk): a run that stops there must not leave the
+# previous run's PASS lines to be counted.
+rm -f "$BUILD/runs/${RUN_NAME:-$kernel-$topo}/outcomes"
 [ -f "$initrd" ] || die "no initramfs at $initrd" "build it first: make initramfs"
 command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 is not installed" "run 'make deps' as root"

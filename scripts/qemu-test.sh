@@ -38,15 +38,18 @@ main() {
 			die "make run (RERUN=1) boots kernels as they are built and builds none; not built:" \
 				"${unbuilt[@]}" "(or make qemu-test${STEP:+ STEP=\"$STEP\"} builds what is missing, then boots)"
 	fi
-	t0=$(date +%s)
-	"$TOP/scripts/initramfs.sh"
-	times+=("initramfs $(($(date +%s) - t0))s")
+	# The run list starts empty before anything that can fail runs, so
+	# that no verdict is ever made of the previous run's outcomes.
 	list=$BUILD/runs/qemu-test.list
 	mkdir -p "$BUILD/runs"
 	: >"$list"
+	t0=$(date +%s)
+	"$TOP/scripts/initramfs.sh"
+	times+=("initramfs $(($(date +%s) - t0))s")
 	for s in $steps; do
 		kernel=$(kernel_name "$s" "$flavor")
 		bo=$BUILD/runs/$kernel-build.outcomes
+		rm -f "$bo"
 		echo "$bo" >>"$list"
 		t=$(date +%s)
 		if [ "${RERUN:-0}" = 1 ] && [ -f "$BUILD/k/$kernel/obj/arch/x86/boot/bzImage" ]; then
@@ -60,6 +63,7 @@ main() {
 		times+=("$kernel tree+build $(($(date +%s) - t))s")
 		for topo in $topos; do
 			out=$BUILD/runs/$kernel-$topo/outcomes
+			rm -f "$out"
 			echo "$out" >>"$list"
 			rc=0
 			"$TOP/scripts/qemu-run.sh" "$kernel" "$topo" "$tests" || rc=$?
