@@ -9,6 +9,8 @@
 #
 #   scripts/bisect-check.sh            all steps, 0 (rewound) .. N (replayed)
 #   STEP=N scripts/bisect-check.sh     one step (STEP="2 5": those steps)
+#   STEPS=0-4 scripts/bisect-check.sh  a range (with STEPS=5-9 on another
+#                                      machine, the run splits in two)
 # Environment: TOPOS (default uma), TESTS (default smoke), FLAVOR (debug),
 # all checked before anything is built or written.
 set -euo pipefail
@@ -27,11 +29,8 @@ out=$BUILD/bisect
 mkdir -p "$out"
 summary=$out/summary.tsv
 
-if [ -n "${STEP:-}" ]; then
-	steps=()
-	for s in $STEP; do
-		steps+=("$(step_number "$s")")
-	done
+if [ -n "${STEPS:-${STEP:-}}" ]; then
+	mapfile -t steps < <(expand_steps "${STEPS:-$STEP}")
 else
 	mapfile -t steps < <(seq 0 "$total")
 fi

@@ -148,6 +148,23 @@ step_number() {
 	esac
 }
 
+# The step numbers that a list of steps names, one a line: each word is
+# zone, node, all, N or a range A-B (A <= B).  Dies on a bad word.
+expand_steps() {
+	local w a b
+	for w in $1; do
+		case $w in
+		*-*)
+			a=$(step_number "${w%%-*}")
+			b=$(step_number "${w#*-}")
+			[ "$a" -le "$b" ] || die "steps $w: the range runs backward"
+			seq "$a" "$b"
+			;;
+		*) step_number "$w" ;;
+		esac
+	done
+}
+
 # A content key for the tree at step N: hash of the BASE line, of the
 # whole series (the rewind depends on every patch) and of N.
 tree_key() {
@@ -382,16 +399,22 @@ test_index() {
 check_settings() {
 	local names=("$@") v val w n p problems=() words=() nosuch=() lines=() extras index=''
 	local mem=${MEM:-$DEFAULT_MEM} smp=${SMP:-$DEFAULT_SMP} size_ok=1
-	[ ${#names[@]} -gt 0 ] || names=(STEP FLAVOR TOPOS TESTS ACCEL MEM SMP)
+	[ ${#names[@]} -gt 0 ] || names=(STEP STEPS FLAVOR TOPOS TESTS ACCEL MEM SMP)
 	for v in "${names[@]}"; do
 		val=${!v:-}
 		[ -n "$val" ] || continue
 		case $v in
-		STEP)
+		STEP | STEPS)
 			n=$(series_count)
 			read -r -a words <<<"$val"
 			nosuch=()
 			for w in "${words[@]}"; do
+				# A range A-B of two valid steps, A <= B.
+				if [[ $w =~ ^([0-9]{1,4})-([0-9]{1,4})$ ]] &&
+					[ "$((10#${BASH_REMATCH[1]}))" -le "$((10#${BASH_REMATCH[2]}))" ] &&
+					[ "$((10#${BASH_REMATCH[2]}))" -le "$n" ]; then
+					continue
+				fi
 				case $w in
 				zone | node | all) ;;
 				*[!0-9]* | ?????*) nosuch+=("$w") ;;
@@ -399,7 +422,7 @@ check_settings() {
 				esac
 			done
 			[ ${#nosuch[@]} -eq 0 ] ||
-				problems+=("STEP=$val: no step ${nosuch[*]}; steps are zone, node, all or 0..$n (the series has $n patches)")
+				problems+=("$v=$val: no step ${nosuch[*]}; steps are zone, node, all, 0..$n (the series has $n patches) or a range A-B of those numbers")
 			;;
 		FLAVOR)
 			extras=$(find "$TOP/configs" -maxdepth 1 -name '*.config' -printf '%f\n' |

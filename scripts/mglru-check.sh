@@ -21,12 +21,10 @@ set -euo pipefail
 
 total=$(series_count)
 [ "$total" -ge 2 ] || die "the series has $total patches; nothing to check"
-read -r -a steps <<<"${STEPS:-0 $((total - 2))}"
+check_settings STEPS
+mapfile -t steps < <(expand_steps "${STEPS:-0 $((total - 2))}")
 unfence=$TOP/configs/mglru-unfence.patch
 flavor=${FLAVOR:-debug}+mglru
-for s in "${steps[@]}"; do
-	step_number "$s" >/dev/null
-done
 
 rows=()
 failed=0
