@@ -94,6 +94,7 @@ check-host: deps
 	@$(TOP)tests/host/check-series.sh
 	@$(TOP)tests/host/round-trip.sh
 	@$(TOP)tests/host/tree-isolation.sh
+	@$(TOP)tests/host/quilt.sh
 	@$(TOP)tests/host/bench-report.sh
 
 export: pristine

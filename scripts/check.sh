@@ -34,6 +34,7 @@ part broken-series "$TOP/tests/host/broken-series.sh"
 part check-series "$TOP/tests/host/check-series.sh"
 part round-trip "$TOP/tests/host/round-trip.sh"
 part tree-isolation "$TOP/tests/host/tree-isolation.sh"
+part quilt "$TOP/tests/host/quilt.sh"
 part bench-report "$TOP/tests/host/bench-report.sh"
 FLAVOR=debug TOPOS="uma numa" TESTS=smoke "$TOP/scripts/qemu-test.sh" >/dev/null || true
 part harness-selftest "$TOP/scripts/harness-selftest.sh"

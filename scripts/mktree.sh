@@ -85,6 +85,15 @@ if [ "$n" -gt 0 ]; then
 	printf '%s\n' "$out" >>"$log"
 	check_offsets "replay" "$out" "$log"
 fi
+# Step 0 gets quilt's state too (no patch applied), so that quilt in the
+# tree finds this repository's patches and never climbs to a .pc or
+# patches/ above it.
+if [ "$n" -eq 0 ]; then
+	mkdir -p "$tmp/.pc"
+	printf '%s\n' "$PATCHES" >"$tmp/.pc/.quilt_patches"
+	printf '%s\n' "$SERIES" >"$tmp/.pc/.quilt_series"
+	echo 2 >"$tmp/.pc/.version"
+fi
 msg replay "$n patches applied"
 
 if [ "$n" -eq "$total" ]; then
