@@ -134,6 +134,32 @@ msg config "$dir/config ($(grep -c '=y' "$obj/.config") options on)"
 
 stage "build: $name (-j$jobs, log $logs/build.log)"
 start=$(date +%s)
-run "kernel build" build.log "${kmake[@]}" bzImage modules
+# The build's output goes to its log; a line a minute says how far it
+# got (objects compiled so far).  V=1 shows the whole output as well.
+build_log=$logs/build.log
+if [ "${V:-0}" = 1 ]; then
+	rc=0
+	"${kmake[@]}" bzImage modules 2>&1 | tee "$build_log" || rc=$?
+else
+	"${kmake[@]}" bzImage modules >"$build_log" 2>&1 &
+	pid=$!
+	trap 'kill "$pid" 2>/dev/null || true' EXIT
+	next=$((start + 60))
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 2
+		now=$(date +%s)
+		if [ "$now" -ge "$next" ]; then
+			msg build "$name: $(((now - start) / 60)) min, $(grep -c '^  CC ' "$build_log" || true) objects compiled"
+			next=$((next + 60))
+		fi
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	trap - EXIT
+fi
+if [ "$rc" -ne 0 ]; then
+	tail -n 25 "$build_log" >&2
+	die "kernel build failed for $name" "log: $build_log"
+fi
 msg kernel "$obj/arch/x86/boot/bzImage ($(($(date +%s) - start)) s)"
 echo "$key" >"$dir/stamp"
