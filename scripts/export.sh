@@ -130,8 +130,13 @@ tout=$tmp/outgoing
 
 stage "export: base (rewound tree) and the series as commits, in $tmp"
 mkdir -p "$texp"
+t0=$(date +%s)
+# Each phase says when it is done, counted from here (the whole export
+# takes a minute or two, most of it copying and hashing 80000 files).
+done_msg() { msg "$1" "$2 (at $(($(date +%s) - t0)) s)"; }
 cp -a "$PRISTINE" "$repo"
 chmod -R u+w "$repo"
+done_msg copy "the pristine tree copied"
 rewind_series "$repo" "$texp/rewind.log"
 git -C "$repo" init -q
 # No "git gc --auto" in the background: it would still be packing the
@@ -144,6 +149,7 @@ env "${fixed_ident[@]}" git -C "$repo" commit -q \
 	-m "Every patch of the series reverse-applied, last first, fuzz 0."
 base=$(git -C "$repo" rev-parse HEAD)
 base_tree=$(git -C "$repo" rev-parse "HEAD^{tree}")
+done_msg base "base commit $base ($(git -C "$repo" ls-files | wc -l) files)"
 (cd "$repo" && env "${fixed_ident[@]}" \
 	git quiltimport --patches "$PATCHES" --series "$SERIES" >"$texp/quiltimport.log" 2>&1) ||
 	die "git quiltimport failed" "log: $texp/quiltimport.log"
@@ -178,7 +184,7 @@ while read -r c; do
 	fi
 	i=$((i + 1))
 done < <(git -C "$repo" rev-list --reverse "$base..HEAD")
-msg import "$n commits on $base (tree $base_tree)"
+done_msg import "$n commits on $base (tree $base_tree)"
 
 # Who to send it to: the memory management maintainer and list (the
 # entries for mm/vmscan.c); everyone else get_maintainer.pl names for the
