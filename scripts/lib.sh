@@ -63,13 +63,16 @@ patch_subject() {
 	sed -n 's/^Subject: \(\[[^]]*\] \)\?//p' "$1" | head -n 1
 }
 
+# Standard input without its leading and trailing blank lines.
+trim_blank() { sed -e '/./,$!d' | sed -e ':a' -e '/^\n*$/{$d;N;ba' -e '}'; }
+
 # The notes for reviewers of a patch file: the text between its "---"
 # line and the diffstat (or the diff), without leading and trailing blank
 # lines.  Empty when the patch has none.
 patch_notes() {
 	awk '/^---$/ && !n { n = 1; next }
 		n && (/^ .* \| +[0-9]+ / || /^ [0-9]+ files? changed/ || /^--- /) { exit }
-		n { print }' "$1" | sed -e '/./,$!d' | sed -e ':a' -e '/^\n*$/{$d;N;ba' -e '}'
+		n { print }' "$1" | trim_blank
 }
 
 # Hunks must apply where they say, give or take MAX_OFFSET lines (default

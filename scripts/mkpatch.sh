@@ -31,15 +31,14 @@ msgfile=$2
 
 name=$(git -C "$gitdir" config user.name) || die "git user.name is not set"
 email=$(git -C "$gitdir" config user.email) || die "git user.email is not set"
-trim() { sed -e '/./,$!d' | sed -e ':a' -e '/^\n*$/{$d;N;ba' -e '}'; }
 if grep -q '^Subject: ' "$msgfile"; then
 	subject=$(patch_subject "$msgfile")
-	body=$(sed -n '/^Subject: /,/^Signed-off-by: /p' "$msgfile" | sed -e '1d' -e '$d' | trim)
+	body=$(sed -n '/^Subject: /,/^Signed-off-by: /p' "$msgfile" | sed -e '1d' -e '$d' | trim_blank)
 	notes=$(patch_notes "$msgfile")
 else
 	subject=$(head -n 1 "$msgfile")
-	body=$(tail -n +2 "$msgfile" | sed '/^---$/,$d' | trim)
-	notes=$(tail -n +2 "$msgfile" | sed '1,/^---$/d' | trim)
+	body=$(tail -n +2 "$msgfile" | sed '/^---$/,$d' | trim_blank)
+	notes=$(tail -n +2 "$msgfile" | sed '1,/^---$/d' | trim_blank)
 fi
 [ -n "$subject" ] || die "$msgfile: the subject is empty"
 [ -n "$body" ] || die "$msgfile: the changelog after the subject is empty"
