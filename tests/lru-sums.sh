@@ -1,68 +1,107 @@
 #!/bin/sh
 # shellcheck shell=sh
-# nodelru: sets=smoke,full timeout=120 topo=all order=90
+# nodelru: sets=smoke,full timeout=300 topo=all order=90
 #
-# LRU accounting adds up, after the per-cpu counters are folded
-# (vm.stat_refresh):
-#   - per node, the zone LRU counters (nr_zone_*) summed over the node's
-#     zones equal the node's LRU items (nr_*) in nodeN/vmstat;
-#   - the node items summed over nodes equal /proc/vmstat;
-#   - nr_isolated_anon and nr_isolated_file are 0 at rest.
-# Each round takes its snapshot with lru-snap, which locks its memory,
-# folds the per-cpu counters and reads all files without touching the LRU
-# in between, so the sums must agree exactly.  Other tasks (kswapd,
-# writeback, khugepaged) may still move pages in that window, so up to 5
-# rounds are taken; a real leak is persistent and fails every round.
-# (Reading with ordinary tools instead skews the sums by up to the per-cpu
-# fold thresholds: their own page faults change the zone and node counters
-# after the fold, and the two fold at different thresholds.)
+# The books balance (tests/lib/books.sh): every item kept both per zone
+# and per node (the LRU lists; at the zone end of the series also the
+# zone copies of file, dirty, writeback, shmem and mapped pages) sums
+# exactly over a node's zones to the node's item and over the nodes to
+# /proc/vmstat, and nr_isolated_* is 0 at rest.  The runner checks the
+# same after every test; this test also drives the page cache paths that
+# update the copies, one at a time, and checks after each:
+#   page cache add (buffered write, pages dirty), writeback and clean
+#   (sync), truncate, delete and drop_caches, shmem add and delete,
+#   huge tmpfs (THP page cache) and its split by a truncate, compaction
+#   (migration between the zones of a node).
+# At the zone end it also checks that the zone copies moved with the
+# pages: nr_zone_file_pages and nr_zone_shmem rise by at least the
+# pages written.
+# Must fail on tests/broken/zone-lru-skew.patch (the LRU items) and
+# tests/broken/zone-shadow-drop.patch (a zone copy).
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 fail() { echo "FAIL: $*"; exit 1; }
-LISTS="inactive_anon active_anon inactive_file active_file unevictable"
+# shellcheck source=tests/lib/books.sh
+. /lib/nodelru/books.sh
 
-check() {
-	# shellcheck disable=SC2046 # one argument per node file
-	lru-snap /proc/zoneinfo $(for nd in /sys/devices/system/node/node[0-9]*; do
-		echo "$nd/vmstat"; done) /proc/vmstat >/tmp/lru-snap.out || fail "lru-snap failed"
-	bad=$(awk -v lists="$LISTS" '
-		$1 == "==>" { file = $2; next }
-		file == "/proc/zoneinfo" {
-			if ($1 == "Node") { node = $2; sub(",", "", node) }
-			if ($1 ~ /^nr_zone_/) { k = $1; sub("nr_zone_", "", k); zone[node, k] += $2 }
-			next
-		}
-		file == "/proc/vmstat" { glob[$1] = $2; next }
-		{
-			n = file; sub(".*/node", "", n); sub("/vmstat", "", n)
-			nodes[n] = 1; nv[n, $1] = $2; sum[$1] += $2
-		}
-		END {
-			split(lists, L, " ")
-			for (n in nodes)
-				for (i in L)
-					if (zone[n, L[i]] + 0 != nv[n, "nr_" L[i]] + 0)
-						printf " node%s:%s(zones=%.0f,node=%.0f)", n, L[i], zone[n, L[i]], nv[n, "nr_" L[i]]
-			L["x1"] = "isolated_anon"; L["x2"] = "isolated_file"
-			for (i in L) {
-				k = "nr_" L[i]
-				if (sum[k] + 0 != glob[k] + 0)
-					printf " %s(nodes=%.0f,vmstat=%.0f)", L[i], sum[k], glob[k]
-			}
-			if (glob["nr_isolated_anon"] + 0 != 0 || glob["nr_isolated_file"] + 0 != 0)
-				printf " nr_isolated(expected=0,saw=%.0f+%.0f)", glob["nr_isolated_anon"], glob["nr_isolated_file"]
-		}' /tmp/lru-snap.out)
-	[ -z "$bad" ]
+after() {
+	books_at_rest 5 || fail "after $1 (above)"
+	echo "  after $1: ok"
 }
 
-for round in 1 2 3 4 5; do
-	if check; then
-		echo "LRU sums agree (round $round)"
-		grep -E '^nr_(in)?active_(anon|file) |^nr_unevictable ' /proc/vmstat
-		exit 0
-	fi
-	echo "round $round: mismatch:$bad"
-	sleep 1
-done
-echo "FAIL: LRU counters disagree in 5 rounds:$bad"
-exit 1
+# The zone copies exist at the zone end only (and at the steps before
+# the patches that remove them).
+zone_total() {
+	awk -v k="$1" '$1 == k { s += $2 } END { print s + 0 }' /proc/zoneinfo
+}
+echo 1 >/proc/sys/vm/stat_refresh
+copies=no
+grep -q '^ *nr_zone_file_pages ' /proc/zoneinfo && copies=yes
+echo "zone copies of the file counters in /proc/zoneinfo: $copies"
+
+after "boot and the tests before"
+
+dir=/mnt/scratch
+grep -q " $dir " /proc/mounts || dir=/tmp
+f=$dir/lru-sums.data
+mb=32
+pages=$((mb * 256))
+before=$(zone_total nr_zone_file_pages)
+dd if=/dev/zero of="$f" bs=1M count="$mb" 2>/dev/null || fail "writing $f"
+after "a buffered write of $mb MiB to $dir"
+if [ "$copies" = yes ]; then
+	echo 1 >/proc/sys/vm/stat_refresh
+	now=$(zone_total nr_zone_file_pages)
+	echo "  nr_zone_file_pages summed over zones: before $before, after $now (expected a rise of at least $pages)"
+	[ $((now - before)) -ge "$pages" ] || fail "nr_zone_file_pages rose by $((now - before)), expected at least $pages"
+fi
+sync
+after "sync (dirty -> writeback -> clean)"
+truncate -s $((mb / 2))M "$f" || fail "truncating $f"
+after "truncate to half"
+rm -f "$f"
+echo 3 >/proc/sys/vm/drop_caches
+after "delete and drop_caches"
+
+t=/mnt/lru-sums-tmpfs
+mkdir -p "$t"
+mount -t tmpfs -o size=$((mb * 2))m tmpfs "$t" || fail "mounting tmpfs"
+before=$(zone_total nr_zone_shmem)
+dd if=/dev/zero of="$t/a" bs=1M count="$mb" 2>/dev/null || fail "writing to tmpfs"
+after "a $mb MiB shmem file"
+if [ "$copies" = yes ]; then
+	echo 1 >/proc/sys/vm/stat_refresh
+	now=$(zone_total nr_zone_shmem)
+	echo "  nr_zone_shmem summed over zones: before $before, after $now (expected a rise of at least $pages)"
+	[ $((now - before)) -ge "$pages" ] || fail "nr_zone_shmem rose by $((now - before)), expected at least $pages"
+fi
+rm -f "$t/a"
+umount "$t"
+after "shmem delete"
+
+if [ -e /sys/kernel/mm/transparent_hugepage/shmem_enabled ] &&
+	mount -t tmpfs -o size=$((mb * 2))m,huge=always tmpfs "$t" 2>/dev/null; then
+	dd if=/dev/zero of="$t/h" bs=2M count=$((mb / 2)) 2>/dev/null || fail "writing to huge tmpfs"
+	thp=$(awk '$1 == "nr_shmem_hugepages" { print $2 }' /proc/vmstat)
+	echo "  nr_shmem_hugepages: $thp"
+	after "a $mb MiB huge tmpfs file"
+	truncate -s 3M "$t/h" || fail "truncating the huge tmpfs file"
+	after "huge tmpfs truncate (splits a huge page)"
+	rm -f "$t/h"
+	umount "$t"
+	after "huge tmpfs delete"
+else
+	echo "  huge tmpfs: not available in this kernel, not exercised"
+fi
+
+if [ -e /proc/sys/vm/compact_memory ]; then
+	dd if=/dev/zero of="$dir/lru-sums.compact" bs=1M count="$mb" 2>/dev/null || fail "writing the file to compact"
+	echo 1 >/proc/sys/vm/compact_memory
+	after "compaction with $mb MiB of page cache"
+	rm -f "$dir/lru-sums.compact"
+else
+	echo "  compaction: CONFIG_COMPACTION is off, not exercised"
+fi
+
+books_at_rest 5 || fail "at the end (above)"
+grep -E '^nr_(in)?active_(anon|file) |^nr_unevictable |^nr_file_pages |^nr_shmem ' /proc/vmstat
