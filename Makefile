@@ -23,7 +23,7 @@ export NODELRU_BASE_NOTED := 1
 
 .PHONY: help settings deps pristine tree kernel initramfs run qemu-test \
 	check check-static check-series check-host harness-selftest \
-	bisect-check mglru-check export bench devtree clean
+	bisect-check mglru-check i386-check export bench devtree clean
 
 help:
 	@echo 'node-lru targets:'
@@ -44,6 +44,7 @@ help:
 	@echo '  export            the series as mails for linux-mm in build/outgoing (VERSION=N)'
 	@echo '  bisect-check      every step: build, boot, smoke set; resumable (STEP=N for one)'
 	@echo '  mglru-check       build steps with the multi-gen LRU on (STEPS="0 7"; BOOT=1 boots them)'
+	@echo '  i386-check        compile steps for i386 with highmem, no boot (STEPS="0 7"; default both ends)'
 	@echo '  harness-selftest  show that a failing test, a panic and a hang are failures'
 	@echo '  bench             zone end against node end on one topology (ITER=N, QUICK=1, TOPOS=uma)'
 	@echo '  settings          check the settings below (every target does that first)'
@@ -107,6 +108,10 @@ bisect-check: deps
 # Not part of check: two or more kernel builds.
 mglru-check: deps
 	@$(S)/mglru-check.sh
+
+# Not part of check: 32-bit kernel builds, compile only.
+i386-check: deps
+	@$(S)/i386-check.sh
 
 # Not part of check: the full run takes about an hour (QUICK=1: minutes).
 # One topology a run: uma unless TOPOS is given.
