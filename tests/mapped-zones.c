@@ -60,6 +60,7 @@ static void zoneinfo_read(struct zone_info *z, int *n)
 
 	if (!f)
 		test_fail("cannot open /proc/zoneinfo: %s", strerror(errno));
+	memset(z, 0, MAX_ZONES * sizeof(*z));
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "Node %d, zone %15s", &node, name) == 2) {
 			if (++i >= MAX_ZONES)

@@ -32,7 +32,7 @@ books_check() {
 	books_items=$(awk '
 		$1 == "==>" { file = $2; next }
 		file == "/proc/zoneinfo" { if ($1 ~ /^nr_zone_/) { k = $1; sub("nr_zone_", "", k); z[k] = 1 }; next }
-		file != "/proc/vmstat" { n["nr_" $1] = 1 }
+		file != "/proc/vmstat" { n[$1] = 1 }
 		END { for (k in z) if (n["nr_" k]) printf "%s ", k }' /tmp/books.snap)
 	books_bad=$(awk -v items="$books_items" '
 		$1 == "==>" { file = $2; next }
