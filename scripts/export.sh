@@ -29,13 +29,13 @@
 # committed results/*-full/ report (else the newest committed report),
 # else a line saying there is none.  To and Cc come from the tree's
 # scripts/get_maintainer.pl over the whole series.
-# Environment: VERSION (the -v number, default 2: the posting of the
-# review round 1 fixes; raise it with each posting).
+# Environment: VERSION (the -v number, default 3: the posting with
+# stretch 2 in front; raise it with each posting).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-version=${VERSION:-2}
+version=${VERSION:-3}
 template=$TOP/scripts/cover-letter.txt
 exp=$BUILD/export
 out=$BUILD/outgoing
