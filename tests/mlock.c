@@ -14,8 +14,8 @@
  *   - Mlocked: and Unevictable: are still up by the region size;
  *   - every word of the region is intact.
  * Then the region is munlocked, and Mlocked: and Unevictable: must be
- * back where they started.  Finally the accounting at rest
- * (check_accounting()).
+ * back where they started.  The runner checks the books after the test
+ * (tests/lib/books.sh).
  *
  * "By the region size" means within 3% of it plus 1 MiB (per-cpu mlock
  * batches and other tasks); all counters are read after vm.stat_refresh.
@@ -215,7 +215,6 @@ int main(void)
 
 	if (failures)
 		test_fail("%d check(s) failed (above)", failures);
-	check_accounting();
 	note("ok: %zu MiB mlocked stayed resident and intact through pressure swapping %lld pages",
 	     size >> 20, out);
 	return KSFT_PASS;

@@ -15,13 +15,12 @@
 # reclaim really ran.
 # Pass: stress-ng exits 0 and reports a successful run with no failed or
 # untrustworthy stressor, and pswpout moved (the vm workers were swapped).
+# The runner checks the books after the test (tests/lib/books.sh).
 # Fault: INJECT=stress-fail adds a stressor option stress-ng rejects, so
 # the exit status check must fail (stress-ng's own verification of data
 # cannot be faulted from outside; it is the tool's job).
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-# shellcheck source=tests/lib/accounting.sh
-. /lib/nodelru/accounting.sh
 fail() { echo "FAIL: $*"; exit 1; }
 inject() { case ",${NODELRU_INJECT:-}," in *",$1,"*) echo "# injecting fault '$1'"; return 0 ;; esac; return 1; }
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
@@ -48,4 +47,3 @@ rm -f "$out"
 [ "$rc" -eq 0 ] || fail "expected stress-ng to exit 0, it exited $rc"
 echo "pswpout +$pswp"
 [ "$pswp" -gt 0 ] || fail "expected the vm workers to be swapped out (pswpout > 0), saw +$pswp"
-check_isolated_at_rest

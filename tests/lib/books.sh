@@ -7,7 +7,8 @@
 #     zone copies of file, dirty, writeback, shmem and mapped pages);
 #   - each of those node items, and nr_isolated_anon/file, summed over
 #     the nodes equals /proc/vmstat;
-#   - nr_isolated_anon and nr_isolated_file are 0.
+#   - nr_isolated_anon and nr_isolated_file are 0, in every node's
+#     nodeN/vmstat and in /proc/vmstat.
 # One round takes its snapshot with lru-snap, which locks its memory,
 # folds the per-cpu counters (vm.stat_refresh) and reads all files
 # without touching the LRU in between, so the sums must agree exactly.
@@ -58,6 +59,9 @@ books_check() {
 				if (sum[k] + 0 != glob[k] + 0)
 					printf " %s(nodes=%.0f,vmstat=%.0f)", L[i], sum[k], glob[k]
 			}
+			for (n in nodes)
+				if (nv[n, "nr_isolated_anon"] + 0 != 0 || nv[n, "nr_isolated_file"] + 0 != 0)
+					printf " node%s:nr_isolated(expected=0,saw=%.0f+%.0f)", n, nv[n, "nr_isolated_anon"], nv[n, "nr_isolated_file"]
 			if (glob["nr_isolated_anon"] + 0 != 0 || glob["nr_isolated_file"] + 0 != 0)
 				printf " nr_isolated(expected=0,saw=%.0f+%.0f)", glob["nr_isolated_anon"], glob["nr_isolated_file"]
 		}' /tmp/books.snap)

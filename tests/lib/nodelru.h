@@ -430,34 +430,6 @@ static inline void sparse_cache(const char *path, size_t size)
 	free(buf);
 }
 
-/*
- * Accounting checks for the end of a test: the per-cpu counters fold
- * (vm.stat_refresh, which also reports negative counters on the console),
- * and no page is left isolated from the LRU.  Other tasks may isolate
- * pages for a moment, so up to 5 rounds a second apart are taken.
- */
-static inline void final_accounting(void)
-{
-	long long anon = -1, file = -1;
-	int err, i;
-
-	for (i = 0; i < 5; i++) {
-		err = try_write_file("/proc/sys/vm/stat_refresh", "1");
-		if (err)
-			test_fail("accounting: expected a write to /proc/sys/vm/stat_refresh to succeed, saw %s",
-				  strerror(err));
-		anon = vmstat("nr_isolated_anon");
-		file = vmstat("nr_isolated_file");
-		if (!anon && !file) {
-			note("accounting: stat_refresh ok, nr_isolated_anon 0, nr_isolated_file 0");
-			return;
-		}
-		sleep(1);
-	}
-	test_fail("accounting: expected nr_isolated_anon 0 and nr_isolated_file 0 at rest, saw %lld and %lld (5 rounds)",
-		  anon, file);
-}
-
 /* Fill or check NPAGES pages at P with the per-page pattern. */
 static inline void fill_pages(uint64_t *p, size_t npages, uint64_t seed)
 {
@@ -604,50 +576,6 @@ static inline void counters_print(const struct counters *before,
 			note("%s +%lld", before->names[i],
 			     after->val[i] - before->val[i]);
 	}
-}
-
-/*
- * The accounting checks every stress test ends with (LRU accounting at
- * rest): vm.stat_refresh can be written, and nr_isolated_anon and
- * nr_isolated_file are 0, in /proc/vmstat and in every node's vmstat.
- * kswapd or a late direct reclaimer may be mid-isolation, and after a
- * heavy swap load under TCG kswapd can go on for seconds (stress-mix saw
- * nr_isolated_anon 517 one second after stress-ng ended), so up to 150
- * tries 200 ms apart (30 s); a leaked isolation count is permanent and
- * fails every try, a count at rest passes at once.
- */
-static inline void check_accounting(void)
-{
-	char path[64], where[96];
-	long long a = 0, f = 0;
-	int try, node;
-
-	for (try = 1; try <= 150; try++) {
-		stat_refresh();
-		a = vmstat("nr_isolated_anon");
-		f = vmstat("nr_isolated_file");
-		snprintf(where, sizeof(where), "/proc/vmstat");
-		for (node = 0; !a && !f && node < 64; node++) {
-			snprintf(path, sizeof(path),
-				 "/sys/devices/system/node/node%d/vmstat", node);
-			if (access(path, R_OK))
-				continue;
-			a = file_counter(path, "nr_isolated_anon");
-			f = file_counter(path, "nr_isolated_file");
-			snprintf(where, sizeof(where), "%s", path);
-		}
-		if (!a && !f) {
-			note("accounting: stat_refresh ok, nr_isolated_anon 0, nr_isolated_file 0 (try %d)",
-			     try);
-			return;
-		}
-		if (try == 1 || try % 25 == 0)
-			note("accounting try %d: %s nr_isolated_anon %lld nr_isolated_file %lld",
-			     try, where, a, f);
-		usleep(200000);
-	}
-	test_fail("accounting: expected nr_isolated_anon 0 and nr_isolated_file 0 after stat_refresh, saw %lld and %lld in %s (150 tries over 30 s)",
-		  a, f, where);
 }
 
 #endif
