@@ -176,7 +176,8 @@ int main(void)
 	memcpy(zones, before, sizeof(zones));
 	copies = zones[0].mapped >= 0;
 	note("zone copies of the mapped counters in /proc/zoneinfo: %s",
-	     copies ? "yes (zone end)" : "no (node end)");
+	     copies ? "yes (zone end, or a step before the mapped accounting patch)" :
+	     "no (node end, or a step after it)");
 	for (node = 0; node < 64; node++) {
 		nmapped[node] = node_item(node, "nr_mapped");
 		nanon[node] = node_item(node, "nr_anon_pages");
