@@ -73,6 +73,7 @@ bad "qemu-test numa SMP=1" 'topology numa needs SMP>=2' env TOPOS="uma numa" SMP
 bad "qemu-test RERUN=1, nothing built" 'make run \(RERUN=1\) boots kernels as they are built and builds none; not built:' env RERUN=1 TOPOS=uma "$qt"
 check "make run names the command that builds it" grep -q 'make kernel STEP=zone FLAVOR=debug' "$work/$n.out"
 bad "bisect-check STEP=99" "STEP=99: .*0\.\.$nseries" env STEP=99 "$top/scripts/bisect-check.sh"
+bad "i386-check STEPS=99" "STEPS=99: .*0\.\.$nseries" env STEPS=99 "$top/scripts/i386-check.sh"
 bad "bisect-check TOPOS=bogus" "$topos" env TOPOS=bogus "$top/scripts/bisect-check.sh"
 bad "bench TOPOS=bogus" "$topos" env TOPOS=bogus "$top/scripts/bench.sh"
 bad "bench TOPOS='uma numa'" 'TOPOS=uma numa: make bench measures one topology' env TOPOS="uma numa" "$top/scripts/bench.sh"
