@@ -19,18 +19,9 @@
  * hierarchy is emptied and unmounted so the controller returns to v2;
  * the runner checks the books after the test (tests/lib/books.sh).
  *
- * Swap is turned off and on again (every swap device in /proc/swaps)
- * before the v1 mount and after the controller is back on v2.  Under v2 a
- * swapped-in page keeps its slot and its swap_cgroup record, and pages
- * read ahead from swap and never mapped stay in the swap cache; when the
- * controller moves to v1, reclaim of such a page calls
- * mem_cgroup_swapout(), which finds the old record and hits
- * VM_BUG_ON_FOLIO(oldid) (seen on zone-debug/numa with this test right
- * after anon-swap, kswapd1, mm/memcontrol.c:7402; the code involved is the
- * same at both ends of the series).  Rebinding the memory controller
- * with swap in use is outside what the kernel supports; swapoff empties
- * the swap cache and frees every slot and record.  The set also runs this
- * test first (order=40), before any test that swaps.
+ * Swap is cycled around the v1 mount (tests/lib/memcg-v1.h says why).
+ * The set also runs this test first (order=40), before any test that
+ * swaps.
  *
  * Who ran soft limit reclaim, and for what unit (kernels with tracing;
  * without, e.g. the bench flavor, both checks say "... check not made:
@@ -69,13 +60,10 @@
  * unit check must fail (no effect on step kernels, or when the kprobe
  * check is not made).
  */
-#include <sys/mount.h>
-#include <sys/swap.h>
 #include <sys/utsname.h>
 
-#include "lib/nodelru.h"
+#include "lib/memcg-v1.h"
 
-#define V1		"/mnt/v1"
 #define G_A		V1 "/nodelru-a"
 #define G_B		V1 "/nodelru-b"
 #define SCRATCH		"/mnt/scratch"
@@ -100,97 +88,16 @@ static void fill_cache(const char *cg, const char *path, size_t size)
 			  size >> 20, path, cg, status);
 }
 
-/* num_cgroups of the memory line in /proc/cgroups: groups not yet freed. */
-static int memory_cgroups(void)
-{
-	char line[256], name[32];
-	int h, n, e;
-	FILE *f = fopen("/proc/cgroups", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%31s %d %d %d", name, &h, &n, &e) == 4 &&
-		    !strcmp(name, "memory")) {
-			fclose(f);
-			return n;
-		}
-	fclose(f);
-	return -1;
-}
-
-/*
- * Empty the v1 hierarchy and unmount it so that the controller goes back
- * to cgroup v2.  A hierarchy is only released at umount when its root
- * has no children left, and a removed memcg stays (dying) while any page
- * is charged to it, e.g. block device pages of ext4 metadata its writes
- * brought in.  So: reclaim the groups (force_empty), remove them, and
- * drop caches until /proc/cgroups counts the root alone, then unmount.
- */
-static int v1_mounted;
 static pid_t main_pid;
 
-/* swapoff and swapon every active swap device; returns how many. */
-static int swap_cycle(void)
-{
-	char line[512], dev[256];
-	int n = 0;
-	FILE *f = fopen("/proc/swaps", "r");
-
-	if (!f)
-		test_fail("open /proc/swaps: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%255s", dev) != 1 || dev[0] != '/')
-			continue;
-		if (swapoff(dev))
-			test_fail("swapoff %s: %s", dev, strerror(errno));
-		if (swapon(dev, 0))
-			test_fail("swapon %s: %s", dev, strerror(errno));
-		n++;
-	}
-	fclose(f);
-	return n;
-}
-
+/* Remove the files, then give the controller back to cgroup v2. */
 static void cleanup(void)
 {
-	int i, n = -1;
-
-	if (!v1_mounted || getpid() != main_pid)
+	if (getpid() != main_pid)
 		return;
-	v1_mounted = 0;
-
 	unlink(SCRATCH "/soft-a.dat");
 	unlink(SCRATCH "/soft-b.dat");
-	sync();
-	try_write_file(G_A "/memory.force_empty", "0");
-	try_write_file(G_B "/memory.force_empty", "0");
-	cg_remove(G_A);
-	cg_remove(G_B);
-	for (i = 0; i < 30; i++) {
-		n = memory_cgroups();
-		if (n <= 1)
-			break;
-		drop_caches();
-		usleep(500000);
-	}
-	if (n > 1)
-		note("# warning: %d memory cgroups still counted in /proc/cgroups after 15 s",
-		     n);
-	for (i = 0; i < 2; i++) {
-		if (umount(V1))
-			note("# warning: umount %s: %s", V1, strerror(errno));
-		if (memcg_on_v2(5)) {
-			note("swap cycled on v2 again: %d device(s)", swap_cycle());
-			return;
-		}
-		/* Mount the lingering hierarchy again and let it go again. */
-		drop_caches();
-		if (mount("none", V1, "cgroup", 0, "memory"))
-			break;
-	}
-	note("# warning: the memory controller did not return to cgroup v2 (/proc/cgroups: %d memory cgroups)",
-	     memory_cgroups());
+	v1_release();
 }
 
 /*
@@ -598,12 +505,12 @@ int main(void)
 {
 	long long mem_kb = meminfo_kb("MemTotal:");
 	long long swap_kb = meminfo_kb("SwapTotal:");
-	long long a0, b0, a1, b1, al, bl, soft_a, soft_b, kills0, cached;
-	char buf[256];
+	static const char * const groups[] = { G_A, G_B, NULL };
+	long long a0, b0, a1, b1, al, bl, soft_a, soft_b, kills0;
 	size_t s, pressure;
 	struct trace_result tr;
 	double took;
-	int i, err = 0, mounted = 0, traced;
+	int traced;
 
 	elapsed();
 	kills0 = vmstat("oom_kill");
@@ -616,49 +523,9 @@ int main(void)
 		s = 192 << 20;
 	s &= ~((size_t)(1 << 20) - 1);
 
-	/* The controller must not be in use on cgroup v2. */
-	if (!read_line("/sys/fs/cgroup/cgroup.subtree_control", buf,
-		       sizeof(buf)) && strstr(buf, "memory")) {
-		err = try_write_file("/sys/fs/cgroup/cgroup.subtree_control",
-				     "-memory");
-		if (err)
-			test_skip("cgroup v2 uses the memory controller and '-memory' was refused (%s)",
-				  strerror(err));
-		note("took +memory away from the cgroup v2 root");
-	}
-	cached = meminfo_kb("SwapCached:");
-	i = swap_cycle();
-	note("swap cycled before the v1 mount: %d device(s), SwapCached was %lld kB, now %lld kB",
-	     i, cached, meminfo_kb("SwapCached:"));
-	if (mkdir(V1, 0755) && errno != EEXIST)
-		test_fail("mkdir %s: %s", V1, strerror(errno));
-	/* Dying v2 memcgs (page cache still charged) hold it for a while. */
-	for (i = 0; i < 10; i++) {
-		if (!mount("none", V1, "cgroup", 0, "memory")) {
-			mounted = 1;
-			break;
-		}
-		err = errno;
-		if (err != EBUSY)
-			break;
-		drop_caches();
-		sleep(1);
-	}
-	if (!mounted)
-		test_skip("mount -t cgroup -o memory none %s was refused: %s (tried %d times)",
-			  V1, strerror(err), i + (i < 10));
-	if (access(V1 "/memory.soft_limit_in_bytes", F_OK)) {
-		umount(V1);
-		test_skip("the v1 memory hierarchy on %s has no memory.soft_limit_in_bytes",
-			  V1);
-	}
-	v1_mounted = 1;
 	main_pid = getpid();
-	atexit(cleanup);	/* also when a check fails half-way */
-	note("memory controller mounted on cgroup v1 at %s", V1);
-	if ((mkdir(G_A, 0755) && errno != EEXIST) ||
-	    (mkdir(G_B, 0755) && errno != EEXIST))
-		test_fail("mkdir of the v1 groups failed: %s", strerror(errno));
+	v1_mount(groups, "memory.soft_limit_in_bytes");
+	atexit(cleanup);	/* runs before v1_release() */
 
 	soft_a = s / 8;
 	soft_b = s * 3 / 4;
