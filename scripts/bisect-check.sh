@@ -12,11 +12,22 @@
 #   STEPS=0-4 scripts/bisect-check.sh  a range (with STEPS=5-9 on another
 #                                      machine, the run splits in two)
 # Environment: TOPOS (default uma), TESTS (default smoke), FLAVOR (debug),
-# all checked before anything is built or written.
+# OVERLAP, all checked before anything is built or written.
+# OVERLAP=1 builds the next step while the current one boots (its build
+# output goes to build/bisect/build-N.log and is shown when the step's
+# turn comes), for a machine with cores a TCG guest leaves idle; the
+# default (auto) is 1 from 4 CPUs up, 0 below.  The row's seconds are the
+# step's own build and boot time either way (build+boot), so the sum of a
+# column is what the steps cost, and the wall time is printed at the end.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 check_settings
+case ${OVERLAP:-auto} in
+auto) if [ "$(nproc)" -ge 4 ]; then overlap=1; else overlap=0; fi ;;
+0 | 1) overlap=$OVERLAP ;;
+*) die "OVERLAP=$OVERLAP: OVERLAP is 1 (build the next step while this one boots), 0 (one at a time) or auto (1 from 4 CPUs up; here $(nproc))" ;;
+esac
 # The whole script is one block: bash reads all of it before running any,
 # so editing the file during a long run cannot change what the run does.
 {
@@ -39,28 +50,88 @@ mapfile -t names < <(series_patches)
 "$TOP/scripts/initramfs.sh"
 initrd_key=$(sha256sum "$BUILD/initramfs/initramfs.cpio.gz" | cut -c1-16)
 
-failed=0
-for n in "${steps[@]}"; do
-	if [ "$n" -eq 0 ]; then
-		subject="(rewound tree: the whole series reversed)"
+subject_of() {
+	if [ "$1" -eq 0 ]; then
+		echo "(rewound tree: the whole series reversed)"
 	else
-		subject=$(patch_subject "$PATCHES/${names[n - 1]}")
+		patch_subject "$PATCHES/${names[$1 - 1]}"
 	fi
-	key="$(tree_key "$n") $initrd_key $flavor $topos $tests"
+}
+key_of() {
+	echo "$(tree_key "$1") $initrd_key $flavor $topos $tests"
+}
+
+# The steps still to run: a step whose row passed for this key is kept.
+todo=()
+for n in "${steps[@]}"; do
 	row=$out/step-$n.row
-	if [ -f "$row" ] && [ "$(head -n 1 "$row")" = "$key" ] &&
+	if [ -f "$row" ] && [ "$(head -n 1 "$row")" = "$(key_of "$n")" ] &&
 		tail -n 1 "$row" | grep -q '^[0-9]*	ok	ok	[0-9]*/0/'; then
 		msg resume "step $n already passed for this tree: $(tail -n 1 "$row" | cut -f1-4)"
 		continue
 	fi
-	t0=$(date +%s)
+	todo+=("$n")
+done
+[ "$overlap" = 0 ] || msg overlap "each next step builds while the current one boots (OVERLAP=1; $(nproc) CPUs)"
+
+# Build step $1 in the background; build/bisect/build-N.rc gets "rc secs".
+# A build still running when the script ends (a failure, ^C) is stopped
+# with everything it started.
+declare -A bpid=()
+# shellcheck disable=SC2317 # called by the EXIT trap
+killtree() {
+	local c
+	for c in $(pgrep -P "$1" || true); do
+		killtree "$c"
+	done
+	kill "$1" 2>/dev/null || true
+}
+# shellcheck disable=SC2317 # the EXIT trap
+stop_builds() {
+	local p
+	for p in "${bpid[@]}"; do
+		killtree "$p"
+	done
+}
+trap stop_builds EXIT
+build_bg() {
+	local n=$1
+	rm -f "$out/build-$n.rc"
+	(
+		t=$(date +%s) rc=0
+		"$TOP/scripts/kbuild.sh" "$n" "$flavor" >"$out/build-$n.log" 2>&1 || rc=$?
+		echo "$rc $(($(date +%s) - t))" >"$out/build-$n.rc"
+	) &
+	bpid[$n]=$!
+}
+
+wall0=$(date +%s)
+failed=0
+for ((i = 0; i < ${#todo[@]}; i++)); do
+	n=${todo[i]}
+	subject=$(subject_of "$n")
+	key=$(key_of "$n")
+	row=$out/step-$n.row
 	kname=$(kernel_name "$n" "$flavor")
 	build=ok
 	boot=-
 	res=-
-	if ! "$TOP/scripts/kbuild.sh" "$n" "$flavor"; then
-		build=FAIL
+	if [ "$overlap" = 1 ]; then
+		[ -n "${bpid[$n]:-}" ] || build_bg "$n"
+		wait "${bpid[$n]}" || true
+		unset "bpid[$n]"
+		[ $((i + 1)) -ge ${#todo[@]} ] || build_bg "${todo[i + 1]}"
+		stage "step $n: build (ran in the background; log: $out/build-$n.log)"
+		cat "$out/build-$n.log"
+		read -r rc build_secs <"$out/build-$n.rc" || { rc=1 build_secs=0; }
+		[ "$rc" -eq 0 ] || build=FAIL
 	else
+		t0=$(date +%s)
+		"$TOP/scripts/kbuild.sh" "$n" "$flavor" || build=FAIL
+		build_secs=$(($(date +%s) - t0))
+	fi
+	t0=$(date +%s)
+	if [ "$build" = ok ]; then
 		pass=0 fail=0 skip=0 boot=ok
 		for topo in $topos; do
 			RUN_NAME="bisect-$n-$topo" "$TOP/scripts/qemu-run.sh" "$kname" "$topo" "$tests" || true
@@ -82,7 +153,8 @@ for n in "${steps[@]}"; do
 		[ "$pass" -gt 0 ] || fail=$((fail + 1))
 		res=$pass/$fail/$skip
 	fi
-	secs=$(($(date +%s) - t0))
+	boot_secs=$(($(date +%s) - t0))
+	secs="$((build_secs + boot_secs)) ($build_secs+$boot_secs)"
 	printf '%s\n%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$n" "$build" "$boot" "$res" "$secs" "$subject" >"$row"
 	case $build/$boot/$res in
 	ok/ok/*/0/*) ;;
@@ -94,12 +166,12 @@ for n in "${steps[@]}"; do
 done
 
 {
-	printf 'step\tbuild\tboot\ttests(p/f/s)\tseconds\tsubject\n'
+	printf 'step\tbuild\tboot\ttests(p/f/s)\tseconds(build+boot)\tsubject\n'
 	for ((n = 0; n <= total; n++)); do
 		f=$out/step-$n.row
 		if [ ! -f "$f" ]; then
 			printf '%s\t-\t-\t-\t-\t(not run)\n' "$n"
-		elif [ "$(head -n 1 "$f")" != "$(tree_key "$n") $initrd_key $flavor $topos $tests" ]; then
+		elif [ "$(head -n 1 "$f")" != "$(key_of "$n")" ]; then
 			printf '%s\t-\t-\t-\t-\t(stale: recorded for another series or test image)\n' "$n"
 		else
 			tail -n 1 "$f"
@@ -107,7 +179,7 @@ done
 	done
 } >"$summary"
 column -t -s "$(printf '\t')" "$summary" || cat "$summary"
-msg summary "$summary"
+msg summary "$summary (this run: ${#todo[@]} step(s) in $(($(date +%s) - wall0)) s of wall time, OVERLAP=$overlap)"
 [ "$failed" -eq 0 ] || die "$failed step(s) failed; rows and logs: $out, $BUILD/runs/bisect-*"
 exit
 }

@@ -75,6 +75,7 @@ check "make run names the command that builds it" grep -q 'make kernel STEP=zone
 bad "bisect-check STEP=99" "STEP=99: .*0\.\.$nseries" env STEP=99 "$top/scripts/bisect-check.sh"
 bad "i386-check STEPS=99" "STEPS=99: .*0\.\.$nseries" env STEPS=99 "$top/scripts/i386-check.sh"
 bad "bisect-check TOPOS=bogus" "$topos" env TOPOS=bogus "$top/scripts/bisect-check.sh"
+bad "bisect-check OVERLAP=2" 'OVERLAP=2: OVERLAP is 1 .*, 0 .* or auto' env OVERLAP=2 "$top/scripts/bisect-check.sh"
 bad "bench TOPOS=bogus" "$topos" env TOPOS=bogus "$top/scripts/bench.sh"
 bad "bench TOPOS='uma numa'" 'TOPOS=uma numa: make bench measures one topology' env TOPOS="uma numa" "$top/scripts/bench.sh"
 bad "bench TOPO=numa" 'make bench reads TOPOS' env TOPO=numa "$top/scripts/bench.sh"
