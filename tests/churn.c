@@ -52,6 +52,7 @@
 #define CHURN_SECONDS	45
 #define MIB		(1UL << 20)
 #define CG		"/sys/fs/cgroup"
+#define KEEP		"/mnt/scratch/churn-keep.dat"
 
 enum { ANON, FILEP, FORKER, TRUNC, MADV, MEMCG, DROP, NR_WORKERS };
 static const char * const worker_name[NR_WORKERS] = {
@@ -375,20 +376,17 @@ static void dropper(void)
 	}
 }
 
-int main(void)
-{
-	const char *keep = "/mnt/scratch/churn-keep.dat";
-	long long mem_kb = meminfo_kb("MemTotal:");
-	long long swap_kb = meminfo_kb("SwapFree:");
-	size_t keep_size, npages, b, nfailed = 0;
-	long long out0, out;
-	pid_t pids[NR_WORKERS];
-	uint64_t *region, *buf;
-	int i, status, fd, memcg_was_on;
-	long bad, w;
+/* The anon region and the file that must survive the churn. */
+struct keep {
+	size_t size, npages;
+	uint64_t *region;	/* per-page pattern SEED */
+	int fd;			/* KEEP, per-block pattern SEED + 100 */
+	uint64_t *buf;		/* a MiB for its I/O */
+};
 
-	page_size = sysconf(_SC_PAGESIZE);
-	words = page_size / 8;
+/* Fail without the meminfo fields; skip without scratch, cgroup2, swap. */
+static void require(long long mem_kb, long long swap_kb)
+{
 	if (mem_kb <= 0 || swap_kb < 0)
 		test_fail("expected MemTotal and SwapFree in /proc/meminfo, saw %lld and %lld",
 			  mem_kb, swap_kb);
@@ -399,37 +397,66 @@ int main(void)
 	if (swap_kb < mem_kb / 2)
 		test_skip("needs SwapFree of half of MemTotal (%lld kB), saw %lld kB",
 			  mem_kb / 2, swap_kb);
-	keep_size = (size_t)mem_kb * 1024 / 16 & ~(MIB - 1);
-	npages = keep_size / page_size;
-	note("MemTotal %lld kB, SwapFree %lld kB: surviving region and file %zu MiB each, anon pressure %lld MiB, file pressure %lld MiB, %d s of churn",
-	     mem_kb, swap_kb, keep_size >> 20, mem_kb * 3 / 4 >> 10, mem_kb / 4 >> 10,
-	     CHURN_SECONDS);
-	note("pass: no worker fails, every worker does a round, surviving data intact, pswpout > 0");
+}
 
+/* The shared area, the region and the I/O buffer. */
+static void allocate(struct keep *k)
+{
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	region = mmap(NULL, keep_size, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	buf = malloc(MIB);
-	if (sh == MAP_FAILED || region == MAP_FAILED || !buf)
+	k->region = mmap(NULL, k->size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	k->buf = malloc(MIB);
+	if (sh == MAP_FAILED || k->region == MAP_FAILED || !k->buf)
 		test_fail("cannot allocate the shared area, the region or the I/O buffer");
 	memset(sh, 0, sizeof(*sh));
-	memcg_was_on = subtree_has_memory();
+}
 
-	elapsed();
-	fill_pages(region, npages, SEED);
-	fd = open(keep, O_CREAT | O_TRUNC | O_RDWR, 0600);
-	if (fd < 0)
-		test_fail("cannot create %s: %s", keep, strerror(errno));
-	pattern_blocks_write(fd, keep, buf, MIB, keep_size / MIB, SEED + 100);
-	if (fsync(fd))
-		test_fail("fsync of %s failed: %s", keep, strerror(errno));
+static void keep_write(struct keep *k)
+{
+	fill_pages(k->region, k->npages, SEED);
+	k->fd = open(KEEP, O_CREAT | O_TRUNC | O_RDWR, 0600);
+	if (k->fd < 0)
+		test_fail("cannot create %s: %s", KEEP, strerror(errno));
+	pattern_blocks_write(k->fd, KEEP, k->buf, MIB, k->size / MIB, SEED + 100);
+	if (fsync(k->fd))
+		test_fail("fsync of %s failed: %s", KEEP, strerror(errno));
 	if (injected("churn-corrupt"))
-		region[npages / 2 * words + 5] ^= 1ULL << 3;
+		k->region[k->npages / 2 * words + 5] ^= 1ULL << 3;
+}
 
-	out0 = vmstat("pswpout");
-	sh->deadline = elapsed() + CHURN_SECONDS;
-	note("%.1fs: surviving data written; churn for %d s", elapsed(), CHURN_SECONDS);
+/* Worker I, in its own process. */
+static void run_worker(int i, long long mem_kb)
+{
+	switch (i) {
+	case ANON:
+		anon_pressure((size_t)mem_kb * 1024 / 4 * 3);
+		break;
+	case FILEP:
+		file_pressure((size_t)mem_kb * 1024 / 4 & ~(MIB - 1));
+		break;
+	case FORKER:
+		forker();
+		break;
+	case TRUNC:
+		truncator();
+		break;
+	case MADV:
+		madviser();
+		break;
+	case MEMCG:
+		memcg();
+		break;
+	case DROP:
+		dropper();
+		break;
+	}
+}
+
+static void start_workers(pid_t *pids, long long mem_kb)
+{
+	int i;
+
 	fflush(stdout);
 	for (i = 0; i < NR_WORKERS; i++) {
 		pids[i] = fork();
@@ -437,31 +464,17 @@ int main(void)
 			test_fail("fork of worker %s failed: %s", worker_name[i], strerror(errno));
 		if (pids[i])
 			continue;
-		switch (i) {
-		case ANON:
-			anon_pressure((size_t)mem_kb * 1024 / 4 * 3);
-			break;
-		case FILEP:
-			file_pressure((size_t)mem_kb * 1024 / 4 & ~(MIB - 1));
-			break;
-		case FORKER:
-			forker();
-			break;
-		case TRUNC:
-			truncator();
-			break;
-		case MADV:
-			madviser();
-			break;
-		case MEMCG:
-			memcg();
-			break;
-		case DROP:
-			dropper();
-			break;
-		}
+		run_worker(i, mem_kb);
 		_exit(0);
 	}
+}
+
+/* How many workers failed (each one is reported). */
+static size_t wait_workers(const pid_t *pids)
+{
+	size_t nfailed = 0;
+	int i, status;
+
 	for (i = 0; i < NR_WORKERS; i++) {
 		if (waitpid(pids[i], &status, 0) != pids[i])
 			test_fail("waitpid failed: %s", strerror(errno));
@@ -470,31 +483,37 @@ int main(void)
 			nfailed++;
 		}
 	}
-	out = vmstat("pswpout") - out0;
-	note("%.1fs: churn over, pswpout +%lld", elapsed(), out);
-	for (i = 0; i < NR_WORKERS; i++)
-		note("%s: %ld rounds", worker_name[i], sh->rounds[i]);
-	/* Leave the root cgroup as it was. */
-	if (!memcg_was_on)
-		write_file(CG "/cgroup.subtree_control", "-memory\n");
+	return nfailed;
+}
 
-	bad = check_pages(region, npages, SEED, &w);
+static void keep_verify(struct keep *k)
+{
+	long bad, w;
+	size_t b;
+
+	bad = check_pages(k->region, k->npages, SEED, &w);
 	if (bad >= 0)
 		test_fail("surviving region lost data: page %ld word %ld: expected %016llx, saw %016llx",
 			  bad, w, (unsigned long long)pattern(SEED, bad, w),
-			  (unsigned long long)region[bad * words + w]);
-	for (b = 0; b < keep_size / MIB; b++) {
-		if (pread(fd, buf, MIB, b * MIB) != (ssize_t)MIB)
-			test_fail("short read of block %zu of %s", b, keep);
-		w = check_pattern(buf, MIB / 8, SEED + 100, b);
+			  (unsigned long long)k->region[bad * words + w]);
+	for (b = 0; b < k->size / MIB; b++) {
+		if (pread(k->fd, k->buf, MIB, b * MIB) != (ssize_t)MIB)
+			test_fail("short read of block %zu of %s", b, KEEP);
+		w = check_pattern(k->buf, MIB / 8, SEED + 100, b);
 		if (w >= 0)
 			test_fail("surviving file lost data: block %zu word %ld: expected %016llx, saw %016llx",
 				  b, w, (unsigned long long)pattern(SEED + 100, b, w),
-				  (unsigned long long)buf[w]);
+				  (unsigned long long)k->buf[w]);
 	}
-	close(fd);
-	unlink(keep);
+	close(k->fd);
+	unlink(KEEP);
 	note("%.1fs: surviving region and file verified", elapsed());
+}
+
+/* Every worker exited 0 after a round at least, and reclaim swapped. */
+static void check_workers(size_t nfailed, long long out)
+{
+	int i;
 
 	if (nfailed)
 		test_fail("%zu worker(s) failed (above): expected all to exit 0", nfailed);
@@ -504,6 +523,47 @@ int main(void)
 				  worker_name[i], CHURN_SECONDS);
 	if (out <= 0)
 		test_fail("nothing was swapped: expected pswpout > 0, saw %lld", out);
+}
+
+int main(void)
+{
+	long long mem_kb = meminfo_kb("MemTotal:");
+	long long swap_kb = meminfo_kb("SwapFree:");
+	long long out0, out;
+	pid_t pids[NR_WORKERS];
+	int i, memcg_was_on;
+	struct keep k;
+	size_t nfailed;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	words = page_size / 8;
+	require(mem_kb, swap_kb);
+	k.size = (size_t)mem_kb * 1024 / 16 & ~(MIB - 1);
+	k.npages = k.size / page_size;
+	note("MemTotal %lld kB, SwapFree %lld kB: surviving region and file %zu MiB each, anon pressure %lld MiB, file pressure %lld MiB, %d s of churn",
+	     mem_kb, swap_kb, k.size >> 20, mem_kb * 3 / 4 >> 10, mem_kb / 4 >> 10,
+	     CHURN_SECONDS);
+	note("pass: no worker fails, every worker does a round, surviving data intact, pswpout > 0");
+	allocate(&k);
+	memcg_was_on = subtree_has_memory();
+
+	elapsed();
+	keep_write(&k);
+	out0 = vmstat("pswpout");
+	sh->deadline = elapsed() + CHURN_SECONDS;
+	note("%.1fs: surviving data written; churn for %d s", elapsed(), CHURN_SECONDS);
+	start_workers(pids, mem_kb);
+	nfailed = wait_workers(pids);
+	out = vmstat("pswpout") - out0;
+	note("%.1fs: churn over, pswpout +%lld", elapsed(), out);
+	for (i = 0; i < NR_WORKERS; i++)
+		note("%s: %ld rounds", worker_name[i], sh->rounds[i]);
+	/* Leave the root cgroup as it was. */
+	if (!memcg_was_on)
+		write_file(CG "/cgroup.subtree_control", "-memory\n");
+
+	keep_verify(&k);
+	check_workers(nfailed, out);
 	write_file("/proc/sys/vm/drop_caches", "3\n");
 	note("ok: churn survived, data intact");
 	return KSFT_PASS;

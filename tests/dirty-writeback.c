@@ -169,28 +169,26 @@ static void sampler(struct samples *s, int tight)
 	_exit(0);
 }
 
-int main(void)
+/* Skip without the scratch disk or room on it; the size of the file. */
+static size_t file_size(long long mem_kb)
 {
-	long long mem_kb = meminfo_kb("MemTotal:");
-	int tight = injected("dirty-limit");
-	size_t size, nblocks, b;
-	struct samples *s;
 	struct statvfs sv;
-	uint64_t *buf;
-	int fd, n, status;
-	long w;
-	pid_t pid;
+	size_t size;
 
 	if (mem_kb <= 0)
 		test_fail("no MemTotal in /proc/meminfo");
 	if (statvfs("/mnt/scratch", &sv) || access("/mnt/scratch/lost+found", F_OK))
 		test_skip("no scratch ext4 disk mounted on /mnt/scratch");
 	size = (size_t)mem_kb * 1024 / 2 & ~(BLOCK - 1);
-	nblocks = size / BLOCK;
 	if ((unsigned long long)sv.f_bavail * sv.f_frsize < size + size / 8)
 		test_skip("scratch disk has %llu MiB free, needs %zu MiB",
 			  (unsigned long long)sv.f_bavail * sv.f_frsize >> 20,
 			  (size + size / 8) >> 20);
+	return size;
+}
+
+static void count_nodes(void)
+{
 	for (nr_nodes = 0; nr_nodes < MAX_NODES; nr_nodes++) {
 		char file[64];
 
@@ -201,6 +199,12 @@ int main(void)
 	}
 	if (!nr_nodes)
 		test_fail("expected /sys/devices/system/node/node0/vmstat, it is missing");
+}
+
+/* Save the four sysctls (restore() puts them back), set ratios 5 and 2. */
+static void set_ratios(void)
+{
+	int n;
 
 	for (n = 0; n < 4; n++)
 		read_sysctl(sysctls[n], saved[n], sizeof(saved[n]));
@@ -208,23 +212,28 @@ int main(void)
 	atexit(restore);
 	write_file("/proc/sys/vm/dirty_background_ratio", "2\n");
 	write_file("/proc/sys/vm/dirty_ratio", "5\n");
-	note("MemTotal %lld kB, %d node(s): writing %zu MiB with dirty_ratio 5, dirty_background_ratio 2; nr_dirty_threshold now %lld pages",
-	     mem_kb, nr_nodes, size >> 20, vmstat("nr_dirty_threshold"));
-	note("pass: nr_dirty + nr_writeback (global and per node) <= %s every 50 ms, data intact after drop_caches",
-	     tight ? "nr_dirty_threshold / 8 (injected dirty-limit)" :
-	     "3/2 * nr_dirty_threshold + 1024 pages");
+}
 
-	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	buf = malloc(BLOCK);
-	if (s == MAP_FAILED || !buf)
+/* The sample area shared with the sampler, and the I/O buffer. */
+static void allocate(struct samples **s, uint64_t **buf)
+{
+	*s = mmap(NULL, sizeof(**s), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	*buf = malloc(BLOCK);
+	if (*s == MAP_FAILED || !*buf)
 		test_fail("cannot allocate the sample area or the I/O buffer");
-	memset(s, 0, sizeof(*s));
+	memset(*s, 0, sizeof(**s));
+}
+
+/* Write the file while the sampler watches; fsync it, sysctls back. */
+static void write_sampled(struct samples *s, uint64_t *buf, size_t nblocks,
+			  int tight)
+{
+	int fd, n, status;
+	pid_t pid;
+
 	elapsed();
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		test_fail("fork failed: %s", strerror(errno));
+	pid = fork_or_fail();
 	if (!pid)
 		sampler(s, tight);
 
@@ -243,6 +252,14 @@ int main(void)
 	if (fsync(fd) || close(fd))
 		test_fail("fsync/close of %s failed: %s", path, strerror(errno));
 	restore();
+}
+
+/* Drop the caches, read the file back from disk and verify it; remove it. */
+static void read_back(uint64_t *buf, size_t nblocks)
+{
+	size_t b;
+	long w;
+	int fd;
 
 	sync();
 	write_file("/proc/sys/vm/drop_caches", "3\n");
@@ -263,7 +280,11 @@ int main(void)
 	if (unlink(path))
 		test_fail("cannot remove %s: %s", path, strerror(errno));
 	note("%.1fs: read back after drop_caches and verified", elapsed());
+}
 
+/* Enough samples, dirty pages seen, every reading within the bound. */
+static void check_samples(const struct samples *s)
+{
 	if (s->samples < 10)
 		test_fail("too few samples: expected at least 10, saw %ld", s->samples);
 	if (s->max_global <= 0)
@@ -273,6 +294,30 @@ int main(void)
 		test_fail("dirty limit exceeded in %ld of %ld readings (%ld samples of /proc/vmstat and %d node(s)); first: %s",
 			  s->over, s->samples * (1 + nr_nodes), s->samples,
 			  nr_nodes, s->first_over);
+}
+
+int main(void)
+{
+	long long mem_kb = meminfo_kb("MemTotal:");
+	int tight = injected("dirty-limit");
+	size_t size, nblocks;
+	struct samples *s;
+	uint64_t *buf;
+
+	size = file_size(mem_kb);
+	nblocks = size / BLOCK;
+	count_nodes();
+	set_ratios();
+	note("MemTotal %lld kB, %d node(s): writing %zu MiB with dirty_ratio 5, dirty_background_ratio 2; nr_dirty_threshold now %lld pages",
+	     mem_kb, nr_nodes, size >> 20, vmstat("nr_dirty_threshold"));
+	note("pass: nr_dirty + nr_writeback (global and per node) <= %s every 50 ms, data intact after drop_caches",
+	     tight ? "nr_dirty_threshold / 8 (injected dirty-limit)" :
+	     "3/2 * nr_dirty_threshold + 1024 pages");
+
+	allocate(&s, &buf);
+	write_sampled(s, buf, nblocks, tight);
+	read_back(buf, nblocks);
+	check_samples(s);
 	note("ok: %zu MiB written within the dirty bound (largest ratio to the threshold %.2f), verified",
 	     size >> 20, s->max_ratio);
 	return KSFT_PASS;

@@ -194,10 +194,7 @@ int main(void)
 
 	if (pipe(ready) || pipe(go))
 		test_fail("pipe: %s", strerror(errno));
-	fflush(stdout);
-	child_pid = fork();
-	if (child_pid < 0)
-		test_fail("fork failed: %s", strerror(errno));
+	child_pid = fork_or_fail();
 	if (!child_pid)
 		child(m, ready[1], go[0]);
 	if (read(ready[0], &c, 1) != 1) {

@@ -77,10 +77,7 @@ int main(void)
 	lseek(kfd, 0, SEEK_END);
 	if (pipe(p))
 		test_fail("pipe failed: %s", strerror(errno));
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		test_fail("fork failed: %s", strerror(errno));
+	pid = fork_or_fail();
 	if (!pid) {
 		char *m;
 		size_t off;

@@ -73,10 +73,7 @@ static void fill_cache(const char *cg, const char *path, size_t size)
 	int status;
 	pid_t pid;
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		test_fail("fork failed: %s", strerror(errno));
+	pid = fork_or_fail();
 	if (!pid) {
 		cg_enter(cg);
 		sparse_cache(path, size);

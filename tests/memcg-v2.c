@@ -84,10 +84,7 @@ static struct child spawn(const char *cg, void (*fn)(int, int, void *),
 
 	if (pipe(down) || pipe(up))
 		test_fail("pipe failed: %s", strerror(errno));
-	fflush(stdout);
-	c.pid = fork();
-	if (c.pid < 0)
-		test_fail("fork failed: %s", strerror(errno));
+	c.pid = fork_or_fail();
 	if (!c.pid) {
 		close(down[1]);
 		close(up[0]);

@@ -106,11 +106,9 @@ static void vma_kb(void *addr, long long *swap, long long *locked)
 /* A child that writes SIZE bytes of anon memory, a word a page, and exits. */
 static void pressure(size_t size, size_t page)
 {
-	pid_t pid = fork();
+	pid_t pid = fork_or_fail();
 	int status;
 
-	if (pid < 0)
-		test_fail("fork failed: %s", strerror(errno));
 	if (!pid) {
 		char *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

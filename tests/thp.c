@@ -173,19 +173,9 @@ static void child(int go, int ready)
 	_exit(0);
 }
 
-int main(void)
+/* Skip without swap or memory; set the THP modes, mount huge tmpfs. */
+static void setup(void)
 {
-	long long before[NR_COUNTERS], delta[NR_COUNTERS], kills0;
-	long long ahp, shp, ahp1, shp1, cur;
-	int down[2], up[2], status, memcg, err, shmem_huge = 1;
-	char c;
-	size_t i;
-	pid_t pid;
-	uint64_t *fresh;
-
-	page_size = sysconf(_SC_PAGESIZE);
-	elapsed();
-	kills0 = vmstat("oom_kill");
 	if (meminfo_kb("SwapTotal:") < 256 * 1024)
 		test_skip("needs 256 MiB of swap");
 	if (meminfo_kb("MemAvailable:") * 1024 < 8 * (long long)SIZE)
@@ -206,23 +196,41 @@ int main(void)
 	if (mount("none", TMPFS, "tmpfs", 0, "huge=always,size=96m"))
 		test_fail("mount -t tmpfs -o huge=always %s failed: %s", TMPFS,
 			  strerror(errno));
+}
 
-	memcg = memcg_on_v2(10) &&
-		!try_write_file(CGROOT "/cgroup.subtree_control", "+memory") &&
-		(!mkdir(G_THP, 0755) || errno == EEXIST);
-	note("THP enabled was '%s', now madvise; defrag was '%s', now always; A %lu MiB anon THP, T %lu MiB huge tmpfs; pressure by %s",
-	     old_mode, old_defrag, SIZE >> 20, SIZE >> 20,
-	     memcg ? "memory.max of the group" : "global allocation");
+/* Is there a v2 group for the child (else: global pressure)? */
+static int memcg_group(void)
+{
+	return memcg_on_v2(10) &&
+	       !try_write_file(CGROOT "/cgroup.subtree_control", "+memory") &&
+	       (!mkdir(G_THP, 0755) || errno == EEXIST);
+}
+
+static void read_counters(long long *val)
+{
+	size_t i;
+
 	for (i = 0; i < NR_COUNTERS; i++)
-		before[i] = vmstat(counters[i]);
+		val[i] = vmstat(counters[i]);
+}
+
+/* The child and the ends of its pipes the parent keeps. */
+struct filler {
+	pid_t pid;
+	int go;			/* parent writes a byte: verify and exit */
+	int ready;		/* child writes a byte: filled */
+};
+
+/* Fork the child (into the group if MEMCG), wait until it has filled. */
+static void start_child(struct filler *f, int memcg)
+{
+	int down[2], up[2];
+	char c;
 
 	if (pipe(down) || pipe(up))
 		test_fail("pipe failed: %s", strerror(errno));
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		test_fail("fork failed: %s", strerror(errno));
-	if (!pid) {
+	f->pid = fork_or_fail();
+	if (!f->pid) {
 		close(down[1]);
 		close(up[0]);
 		if (memcg)
@@ -231,8 +239,17 @@ int main(void)
 	}
 	close(down[0]);
 	close(up[1]);
-	if (read(up[0], &c, 1) != 1)
+	f->go = down[1];
+	f->ready = up[0];
+	if (read(f->ready, &c, 1) != 1)
 		test_fail("the child died while filling: see its message above");
+}
+
+/* THP really in use before reclaim; 0 if tmpfs got no huge pages. */
+static int check_filled(pid_t pid)
+{
+	long long ahp, shp;
+
 	ahp = anon_huge_kb(pid);
 	shp = meminfo_kb("ShmemHugePages:");
 	note("%.1fs: filled: child AnonHugePages %lld kB, ShmemHugePages %lld kB",
@@ -252,8 +269,15 @@ int main(void)
 		 * shmem_is_huge() is always false.
 		 */
 		note("# huge tmpfs NOT exercised: ShmemHugePages 0 with huge=always (a kernel with CONFIG_BASE_SMALL=1 caps page cache folios at order 7); the tmpfs file is reclaimed and checked in base pages");
-		shmem_huge = 0;
+		return 0;
 	}
+	return 1;
+}
+
+/* Reclaim by the group's memory.max, or by global pressure. */
+static void reclaim(pid_t pid, int memcg)
+{
+	long long cur, ahp1, shp1;
 
 	if (memcg) {
 		cur = cg_read(G_THP, "memory.current");
@@ -272,12 +296,22 @@ int main(void)
 	note("after reclaim: child AnonHugePages %lld kB, ShmemHugePages %lld kB",
 	     ahp1, shp1);
 	check_sums("after reclaim");
-	if (write(down[1], &c, 1) != 1)
+}
+
+/* The child verifies its data; huge pages were split or swapped. */
+static void finish_child(struct filler *f, const long long *before)
+{
+	long long delta[NR_COUNTERS];
+	char c = 'r';		/* the byte the child sent */
+	int status;
+	size_t i;
+
+	if (write(f->go, &c, 1) != 1)
 		test_fail("cannot signal the child: %s", strerror(errno));
-	if (waitpid(pid, &status, 0) != pid)
+	if (waitpid(f->pid, &status, 0) != f->pid)
 		test_fail("waitpid failed: %s", strerror(errno));
-	close(down[1]);
-	close(up[0]);
+	close(f->go);
+	close(f->ready);
 	for (i = 0; i < NR_COUNTERS; i++) {
 		delta[i] = vmstat(counters[i]) - before[i];
 		note("%s +%lld", counters[i], delta[i]);
@@ -294,6 +328,12 @@ int main(void)
 			  delta[2] + delta[4]);
 	if (delta[6] <= 0)
 		test_fail("expected swap-out (pswpout > 0), saw %lld", delta[6]);
+}
+
+/* The tmpfs and the group away, the controller back from the children. */
+static void cleanup(int memcg)
+{
+	int err;
 
 	unlink(TFILE);
 	if (umount(TMPFS))
@@ -305,22 +345,53 @@ int main(void)
 			note("# warning: -memory in %s/cgroup.subtree_control: %s",
 			     CGROOT, strerror(err));
 	}
+}
 
-	/* Compaction, then a fresh THP allocation: recorded, not asserted. */
+/* Compaction, then a fresh THP allocation: recorded, not asserted. */
+static void fresh_thp(void)
+{
+	long long before[NR_COUNTERS], ahp, got;
+	uint64_t *fresh;
+	size_t i;
+
 	write_file("/proc/sys/vm/compact_memory", "1");
-	for (i = 0; i < NR_COUNTERS; i++)
-		before[i] = vmstat(counters[i]);
+	read_counters(before);
 	ahp = anon_huge_kb(getpid());
 	fresh = map_huge(SIZE);
 	fill_pages(fresh, 1, SEED);
 	for (i = 0; i < SIZE; i += page_size)
 		((char *)fresh)[i] = 1;
-	ahp1 = anon_huge_kb(getpid()) - ahp;
+	got = anon_huge_kb(getpid()) - ahp;
 	note("%.1fs: after compact_memory, a fresh madvised %lu MiB region got %lld kB of AnonHugePages: THP success rate %lld%% (thp_fault_alloc +%lld, thp_fault_fallback +%lld)",
-	     elapsed(), SIZE >> 20, ahp1, ahp1 * 100 / (long long)(SIZE >> 10),
+	     elapsed(), SIZE >> 20, got, got * 100 / (long long)(SIZE >> 10),
 	     vmstat("thp_fault_alloc") - before[0],
 	     vmstat("thp_fault_fallback") - before[1]);
 	munmap(fresh, SIZE);
+}
+
+int main(void)
+{
+	long long before[NR_COUNTERS], kills0;
+	int memcg, shmem_huge;
+	struct filler f;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	elapsed();
+	kills0 = vmstat("oom_kill");
+	setup();
+	memcg = memcg_group();
+	note("THP enabled was '%s', now madvise; defrag was '%s', now always; A %lu MiB anon THP, T %lu MiB huge tmpfs; pressure by %s",
+	     old_mode, old_defrag, SIZE >> 20, SIZE >> 20,
+	     memcg ? "memory.max of the group" : "global allocation");
+	read_counters(before);
+
+	start_child(&f, memcg);
+	shmem_huge = check_filled(f.pid);
+	reclaim(f.pid, memcg);
+	finish_child(&f, before);
+	cleanup(memcg);
+	fresh_thp();
+
 	write_file(THP_ENABLED, old_mode);
 	write_file(THP_DEFRAG, old_defrag);
 	if (vmstat("oom_kill") != kills0)

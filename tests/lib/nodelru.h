@@ -69,6 +69,21 @@ note(const char *fmt, ...)
 }
 
 /*
+ * fork(), with stdout flushed first so that the child does not print the
+ * parent's buffered output again; a failed fork is a failed test.
+ */
+static inline pid_t fork_or_fail(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		test_fail("fork failed: %s", strerror(errno));
+	return pid;
+}
+
+/*
  * Value of "name value" in a file such as /proc/vmstat or smaps_rollup
  * (lines that do not have this shape are passed over); -1 if absent.
  */
@@ -371,10 +386,7 @@ static inline double global_pressure(size_t bytes)
 
 	if (huge > bytes)
 		huge = bytes & ~(hp - 1);
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		test_fail("fork failed: %s", strerror(errno));
+	pid = fork_or_fail();
 	if (!pid) {
 		char *p = mmap(NULL, bytes + hp, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
