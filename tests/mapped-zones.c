@@ -150,6 +150,72 @@ static void expect(const char *where, const char *item, long long before,
 	failures += !ok;
 }
 
+/* Each zone's copies rose by the test's pages found in it. */
+static void check_zones(const struct zone_info *before,
+			const struct zone_info *after, int copies)
+{
+	int i;
+
+	for (i = 0; i < nr_zones; i++) {
+		char where[48];
+
+		snprintf(where, sizeof(where), "node %d zone %s", zones[i].node,
+			 zones[i].name);
+		note("%s: %lld file and %lld anon pages of the test", where,
+		     zones[i].want_mapped, zones[i].want_anon);
+		if (!copies)
+			continue;
+		expect(where, "nr_zone_mapped", before[i].mapped,
+		       after[i].mapped, zones[i].want_mapped);
+		expect(where, "nr_zone_anon_pages", before[i].anon,
+		       after[i].anon, zones[i].want_anon);
+	}
+}
+
+/* Each node's items rose by the test's pages in its zones. */
+static void check_nodes(const long long *nmapped, const long long *nanon)
+{
+	int i, node;
+
+	for (node = 0; node < 64; node++) {
+		long long wm = 0, wa = 0;
+		char where[16];
+
+		if (nmapped[node] < 0)
+			continue;
+		for (i = 0; i < nr_zones; i++)
+			if (zones[i].node == node) {
+				wm += zones[i].want_mapped;
+				wa += zones[i].want_anon;
+			}
+		snprintf(where, sizeof(where), "node %d", node);
+		expect(where, "nr_mapped", nmapped[node],
+		       node_item(node, "nr_mapped"), wm);
+		expect(where, "nr_anon_pages", nanon[node],
+		       node_item(node, "nr_anon_pages"), wa);
+	}
+}
+
+/* After munmap every zone's copies are back where they started. */
+static void check_unmapped(const struct zone_info *before, int copies)
+{
+	struct zone_info after[MAX_ZONES];
+	int i, n;
+
+	stat_refresh();
+	zoneinfo_read(after, &n);
+	for (i = 0; copies && i < nr_zones; i++) {
+		char where[64];
+
+		snprintf(where, sizeof(where), "after munmap: node %d zone %s",
+			 zones[i].node, zones[i].name);
+		expect(where, "nr_zone_mapped", before[i].mapped,
+		       after[i].mapped, 0);
+		expect(where, "nr_zone_anon_pages", before[i].anon,
+		       after[i].anon, 0);
+	}
+}
+
 int main(void)
 {
 	struct zone_info before[MAX_ZONES], after[MAX_ZONES];
@@ -157,7 +223,7 @@ int main(void)
 	size_t page = sysconf(_SC_PAGESIZE);
 	const char *path = "/mnt/scratch/mapped-zones.data";
 	int shift = injected("mapped-zone-shift");
-	int fd, pagemap, i, n, node, copies;
+	int fd, pagemap, n, node, copies;
 	char *file, *anon;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -198,55 +264,15 @@ int main(void)
 	locate(pagemap, "file", file, REGION, 0, shift);
 	locate(pagemap, "anon", anon, REGION, 1, shift);
 
-	for (i = 0; i < nr_zones; i++) {
-		char where[48];
-
-		snprintf(where, sizeof(where), "node %d zone %s", zones[i].node,
-			 zones[i].name);
-		note("%s: %lld file and %lld anon pages of the test", where,
-		     zones[i].want_mapped, zones[i].want_anon);
-		if (!copies)
-			continue;
-		expect(where, "nr_zone_mapped", before[i].mapped,
-		       after[i].mapped, zones[i].want_mapped);
-		expect(where, "nr_zone_anon_pages", before[i].anon,
-		       after[i].anon, zones[i].want_anon);
-	}
-	for (node = 0; node < 64; node++) {
-		long long wm = 0, wa = 0;
-		char where[16];
-
-		if (nmapped[node] < 0)
-			continue;
-		for (i = 0; i < nr_zones; i++)
-			if (zones[i].node == node) {
-				wm += zones[i].want_mapped;
-				wa += zones[i].want_anon;
-			}
-		snprintf(where, sizeof(where), "node %d", node);
-		expect(where, "nr_mapped", nmapped[node],
-		       node_item(node, "nr_mapped"), wm);
-		expect(where, "nr_anon_pages", nanon[node],
-		       node_item(node, "nr_anon_pages"), wa);
-	}
+	check_zones(before, after, copies);
+	check_nodes(nmapped, nanon);
 	if (shift && !copies)
 		note("mapped-zone-shift: no zone copies at this step, the per-zone comparison it breaks is not made");
 
 	verify_pages("anon", (uint64_t *)anon, REGION / page, SEED_ANON);
 	munmap(file, REGION);
 	munmap(anon, REGION);
-	stat_refresh();
-	zoneinfo_read(after, &n);
-	for (i = 0; copies && i < nr_zones; i++) {
-		char where[64];
-
-		snprintf(where, sizeof(where), "after munmap: node %d zone %s",
-			 zones[i].node, zones[i].name);
-		expect(where, "nr_zone_mapped", before[i].mapped,
-		       after[i].mapped, 0);
-		expect(where, "nr_zone_anon_pages", before[i].anon,
-		       after[i].anon, 0);
-	}
+	check_unmapped(before, copies);
 	close(fd);
 	close(pagemap);
 	unlink(path);
