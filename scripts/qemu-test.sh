@@ -8,6 +8,12 @@
 #   TESTS   tests or sets for the guest, default smoke
 #   RERUN=1 boot what is built, without checking the trees and builds;
 #           stops before anything runs if a kernel is not built (make run)
+#   GUESTS  guests booted at once (default auto: one per CPU under TCG,
+#           where a guest keeps about one host CPU busy, CPUs/SMP under
+#           KVM, and no more than the free memory holds); the kernels
+#           are built first, then every kernel x topology boots, GUESTS
+#           at a time, each line of a guest's output prefixed with its
+#           kernel/topology when more than one runs
 # (and ACCEL, MEM, SMP, ... for scripts/qemu-run.sh: scripts/settings.tsv).
 # Every setting is checked before anything is built or written.
 # The last line is "qemu-test: N passed, N failed, N skipped"; the exit
@@ -26,8 +32,56 @@ else
 	steps="zone node"
 fi
 
+# How many guests at once: GUESTS, or auto (see above).  $1: the accel.
+guests_at_once() {
+	local accel=$1 cpus mem avail g
+	case ${GUESTS:-auto} in
+	auto)
+		cpus=$(nproc)
+		mem=${MEM:-$DEFAULT_MEM}
+		if [ "$accel" = kvm ]; then
+			g=$((cpus / ${SMP:-$DEFAULT_SMP}))
+		else
+			g=$cpus
+		fi
+		avail=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo)
+		[ "$g" -le $((avail / (mem + 512))) ] || g=$((avail / (mem + 512)))
+		[ "$g" -ge 1 ] || g=1
+		echo "$g"
+		;;
+	*) echo "$GUESTS" ;;
+	esac
+}
+
+# One guest: qemu-run, then the outcome a runner that stopped before its
+# verdict leaves.  $1 kernel, $2 topo, $3 label prefix ("" for none).
+boot_one() {
+	local kernel=$1 topo=$2 prefix=$3 out rc=0
+	out=$BUILD/runs/$kernel-$topo/outcomes
+	if [ -z "$prefix" ]; then
+		"$TOP/scripts/qemu-run.sh" "$kernel" "$topo" "$tests" || rc=$?
+	else
+		{
+			"$TOP/scripts/qemu-run.sh" "$kernel" "$topo" "$tests" 2>&1 || rc=$?
+			echo "$rc" >"$BUILD/runs/$kernel-$topo.rc"
+		} | sed -u "s|^|$prefix |"
+		rc=$(cat "$BUILD/runs/$kernel-$topo.rc" 2>/dev/null || echo 1)
+		rm -f "$BUILD/runs/$kernel-$topo.rc"
+	fi
+	# A runner that stopped before its verdict is a failure too.
+	if [ "$rc" != 0 ] && ! grep -qs '^FAIL ' "$out"; then
+		mkdir -p "$(dirname "$out")"
+		echo "FAIL $kernel/$topo/runner scripts/qemu-run.sh exited $rc without a verdict (its messages are above)" >>"$out"
+	fi
+}
+
 main() {
-	local t0 t list s kernel bo topo out rc times=() unbuilt=()
+	local t0 t list s kernel bo topo out times=() unbuilt=() built=() jobs=()
+	local guests accel j pid running=0
+	case ${GUESTS:-auto} in
+	auto | [1-9] | [1-9][0-9]) ;;
+	*) die "GUESTS=$GUESTS: GUESTS is the number of guests booted at once, 1 to 99, or auto (one per CPU under TCG)" ;;
+	esac
 	if [ "${RERUN:-0}" = 1 ]; then
 		for s in $steps; do
 			kernel=$(kernel_name "$s" "$flavor")
@@ -61,23 +115,56 @@ main() {
 		fi
 		echo "PASS $kernel/build" >"$bo"
 		times+=("$kernel tree+build $(($(date +%s) - t))s")
+		built+=("$kernel")
+	done
+	for kernel in "${built[@]}"; do
 		for topo in $topos; do
 			out=$BUILD/runs/$kernel-$topo/outcomes
 			rm -f "$out"
 			echo "$out" >>"$list"
-			rc=0
-			"$TOP/scripts/qemu-run.sh" "$kernel" "$topo" "$tests" || rc=$?
-			# A runner that stopped before its verdict is a failure too.
-			if [ "$rc" != 0 ] && ! grep -qs '^FAIL ' "$out"; then
-				mkdir -p "$(dirname "$out")"
-				echo "FAIL $kernel/$topo/runner scripts/qemu-run.sh exited $rc without a verdict (its messages are above)" >>"$out"
-			fi
-			if [ -f "$BUILD/runs/$kernel-$topo/times" ]; then
-				read -r _ _ b _ tt <"$BUILD/runs/$kernel-$topo/times"
-				times+=("$kernel/$topo boot ${b}s tests ${tt}s")
-			fi
+			jobs+=("$kernel $topo")
 		done
 	done
+	if [ ${#jobs[@]} -gt 0 ]; then
+		accel=$(pick_accel "$BUILD/k/${built[0]}/obj/arch/x86/boot/bzImage")
+		guests=$(guests_at_once "$accel")
+		[ "$guests" -le ${#jobs[@]} ] || guests=${#jobs[@]}
+	fi
+	t=$(date +%s)
+	if [ ${#jobs[@]} -gt 0 ] && [ "$guests" -gt 1 ]; then
+		msg guests "${#jobs[@]} boots, $guests at a time ($accel, $(nproc) CPUs; GUESTS=1 for one at a time)"
+		# What the runs share is made once, before they start.
+		for kernel in "${built[@]}"; do
+			"$TOP/scripts/modbuild.sh" "$kernel" || true
+		done
+		"$TOP/scripts/toolsdisk.sh" || true
+		export ACCEL=$accel
+		for j in "${jobs[@]}"; do
+			if [ "$running" -ge "$guests" ]; then
+				wait -n || true
+				running=$((running - 1))
+			fi
+			read -r kernel topo <<<"$j"
+			boot_one "$kernel" "$topo" "[$kernel/$topo]" &
+			running=$((running + 1))
+		done
+		for pid in $(jobs -p); do
+			wait "$pid" || true
+		done
+	else
+		for j in "${jobs[@]}"; do
+			read -r kernel topo <<<"$j"
+			boot_one "$kernel" "$topo" ""
+		done
+	fi
+	for j in "${jobs[@]}"; do
+		read -r kernel topo <<<"$j"
+		if [ -f "$BUILD/runs/$kernel-$topo/times" ]; then
+			read -r _ _ b _ tt <"$BUILD/runs/$kernel-$topo/times"
+			times+=("$kernel/$topo boot ${b}s tests ${tt}s")
+		fi
+	done
+	[ ${#jobs[@]} -eq 0 ] || times+=("boots $(($(date +%s) - t))s of wall time, ${guests:-1} at a time")
 	msg time "$(($(date +%s) - t0)) s in all: $(printf '%s; ' "${times[@]}" | sed 's/; $//')"
 	mapfile -t files <"$list"
 	exec "$TOP/scripts/verdict.sh" "${files[@]}"
