@@ -28,6 +28,27 @@ expect() {
 "$TOP/scripts/kbuild.sh" node debug
 "$TOP/scripts/initramfs.sh"
 
+# The hanging guest mostly waits for its timeout: it runs beside the
+# failing one when there is a CPU for each (its output goes to a log).
+# What both runs share is made first, so they do not race to make it.
+"$TOP/scripts/modbuild.sh" node-debug
+"$TOP/scripts/toolsdisk.sh"
+ACCEL=$(pick_accel "$BUILD/k/node-debug/obj/arch/x86/boot/bzImage")
+export ACCEL
+hang_log=$BUILD/runs/selftest-hang.log
+hang() {
+	local rc=0
+	RUN_NAME=selftest-hang QEMU_TIMEOUT=${HANG_TIMEOUT:-120} \
+		"$TOP/scripts/qemu-run.sh" node-debug uma selftest-hang >"$hang_log" 2>&1 || rc=$?
+	echo "hang run: qemu-run.sh exited $rc" >>"$hang_log"
+}
+hang_pid=
+if [ "$(nproc)" -ge 2 ]; then
+	msg selftest "the hanging guest runs beside the others (log: $hang_log)"
+	hang &
+	hang_pid=$!
+fi
+
 rc=0
 RUN_NAME=selftest "$TOP/scripts/qemu-run.sh" node-debug uma selftest || rc=$?
 r=$BUILD/runs/selftest/outcomes
@@ -40,9 +61,12 @@ else
 	echo "FAIL harness/nonzero-exit qemu-run.sh exited 0 on a failing guest" >>"$out"
 fi
 
-rc=0
-RUN_NAME=selftest-hang QEMU_TIMEOUT=${HANG_TIMEOUT:-120} \
-	"$TOP/scripts/qemu-run.sh" node-debug uma selftest-hang || rc=$?
+if [ -n "$hang_pid" ]; then
+	wait "$hang_pid" || true
+else
+	hang
+fi
+cat "$hang_log"
 expect hang-reported "$BUILD/runs/selftest-hang/outcomes" '^FAIL node-debug/uma/selftest-hang TIMEOUT'
 expect hang-report-title "$BUILD/runs/selftest-hang/report.txt" '^TITLE: test failure: node-debug/uma/selftest-hang TIMEOUT'
 # A run that stops before booting (here the module build: a kernel
