@@ -5,8 +5,12 @@
  * Memcg charge moving keeps the books.  With the memory controller on a
  * cgroup v1 hierarchy (tests/lib/memcg-v1.h), a child in group A maps
  * M = 16 MiB (MemTotal/64 on a small guest) each of
- *   - a file on the scratch disk, written with a pattern and fsynced
- *     (mapped page cache),
+ *   - a file on the scratch disk, written with a pattern by the test (in
+ *     the root group) and dropped from the cache, then faulted in by the
+ *     child, so its pages are charged to A while the file system's
+ *     metadata pages stay charged to the root (a metadata page charged to
+ *     A would keep the removed group alive, and the controller on v1,
+ *     until the journal lets it go),
  *   - the same file's first M/4 written again through the mapping and
  *     left dirty (dirty page cache; the periodic flusher may clean some),
  *   - a memfd (shmem, mapped),
@@ -25,6 +29,8 @@
  *     still mapped, and again after the child has exited;
  *   - the child, told to check its memory after the move, finds every
  *     page of the pattern in the file, the memfd and the anon memory.
+ *   - the controller returns to cgroup v2 at the end (the memcg tests
+ *     after this one need it there).
  * The runner checks the books after the test as after every test.
  *
  * Fault: INJECT=move-off leaves B's move_charge_at_immigrate at 0, so
@@ -129,7 +135,6 @@ static void child(size_t m, int ready, int go)
 	char c = 1;
 
 	cg_enter(G_A);
-	pattern_file_write(FILE_PATH, m, SEED_FILE);
 	fd = open(FILE_PATH, O_RDWR);
 	if (fd < 0)
 		test_fail("open %s: %s", FILE_PATH, strerror(errno));
@@ -192,6 +197,8 @@ int main(void)
 	v1_mount(groups, "memory.move_charge_at_immigrate");
 	atexit(cleanup);	/* runs before v1_release() */
 
+	pattern_file_write(FILE_PATH, m, SEED_FILE);
+	drop_caches();
 	if (pipe(ready) || pipe(go))
 		test_fail("pipe: %s", strerror(errno));
 	child_pid = fork_or_fail();
@@ -226,6 +233,8 @@ int main(void)
 		test_fail("expected the child to verify its memory and exit 0, saw status 0x%x",
 			  status);
 	bad |= books("after the child exited");
+	cleanup();
+	v1_release_or_fail();
 
 	if (b1.rss - b0.rss < want_rss || a0.rss - a1.rss < want_rss)
 		test_fail("expected B's rss to rise and A's to fall by at least %lld kB, saw B %+lld kB, A %+lld kB",

@@ -87,14 +87,17 @@ static pid_t v1_pid;
  * brought in.  So: reclaim the groups (force_empty), remove them, and
  * drop caches until /proc/cgroups counts the root alone, then unmount.
  * The caller removes its files first and kills its tasks in the groups.
+ * Returns 0 when the controller is back on cgroup v2 (or was never
+ * taken), -1 when not: the tests after this one would find no memory
+ * controller on v2 and skip, so the caller fails.
  */
-static inline void v1_release(void)
+static inline int v1_release(void)
 {
 	char path[512];
 	int i, n = -1;
 
 	if (!v1_mounted || getpid() != v1_pid)
-		return;
+		return 0;
 	v1_mounted = 0;
 
 	sync();
@@ -120,20 +123,30 @@ static inline void v1_release(void)
 			note("# warning: umount %s: %s", V1, strerror(errno));
 		if (memcg_on_v2(5)) {
 			note("swap cycled on v2 again: %d device(s)", swap_cycle());
-			return;
+			return 0;
 		}
 		/* Mount the lingering hierarchy again and let it go again. */
 		drop_caches();
 		if (mount("none", V1, "cgroup", 0, "memory"))
 			break;
 	}
-	note("# warning: the memory controller did not return to cgroup v2 (/proc/cgroups: %d memory cgroups)",
+	note("the memory controller did not return to cgroup v2 (/proc/cgroups: %d memory cgroups)",
 	     memory_cgroups());
+	return -1;
 }
 
+/* The release at exit, after a failure: the verdict is already made. */
 static inline void v1_release_atexit(void)
 {
 	v1_release();
+}
+
+/* The release at the end of a test that passed so far. */
+static inline void v1_release_or_fail(void)
+{
+	if (v1_release())
+		test_fail("expected the memory controller back on cgroup v2 after the v1 hierarchy was released, saw it still bound to v1 (/proc/cgroups: %d memory cgroups; later memcg tests would skip)",
+			  memory_cgroups());
 }
 
 /*
