@@ -63,7 +63,10 @@ key_of() {
 
 # The steps still to run: a step whose row passed for this key is kept.
 todo=()
+declare -A seen=()
 for n in "${steps[@]}"; do
+	[ -z "${seen[$n]:-}" ] || continue
+	seen[$n]=1
 	row=$out/step-$n.row
 	if [ -f "$row" ] && [ "$(head -n 1 "$row")" = "$(key_of "$n")" ] &&
 		tail -n 1 "$row" | grep -q '^[0-9]*	ok	ok	[0-9]*/0/'; then
@@ -75,17 +78,13 @@ done
 [ "$overlap" = 0 ] || msg overlap "each next step builds while the current one boots (OVERLAP=1; $(nproc) CPUs)"
 
 # Build step $1 in the background; build/bisect/build-N.rc gets "rc secs".
+# It leaves the guest its CPUs: JOBS, or the CPUs beyond the guest's SMP
+# (at least one), at a lower priority.
+bg_jobs=${JOBS:-$(($(nproc) - ${SMP:-$DEFAULT_SMP}))}
+[ "$bg_jobs" -ge 1 ] || bg_jobs=1
 # A build still running when the script ends (a failure, ^C) is stopped
 # with everything it started.
 declare -A bpid=()
-# shellcheck disable=SC2317 # called by the EXIT trap
-killtree() {
-	local c
-	for c in $(pgrep -P "$1" || true); do
-		killtree "$c"
-	done
-	kill "$1" 2>/dev/null || true
-}
 # shellcheck disable=SC2317 # the EXIT trap
 stop_builds() {
 	local p
@@ -99,7 +98,7 @@ build_bg() {
 	rm -f "$out/build-$n.rc"
 	(
 		t=$(date +%s) rc=0
-		"$TOP/scripts/kbuild.sh" "$n" "$flavor" >"$out/build-$n.log" 2>&1 || rc=$?
+		JOBS=$bg_jobs nice -n 10 "$TOP/scripts/kbuild.sh" "$n" "$flavor" >"$out/build-$n.log" 2>&1 || rc=$?
 		echo "$rc $(($(date +%s) - t))" >"$out/build-$n.rc"
 	) &
 	bpid[$n]=$!

@@ -12,9 +12,10 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # git: make export, scripts/devtree.sh and mkpatch.sh, the round-trip test.
+# procps: pgrep, to stop what a script started in the background.
 pkgs=(quilt gcc make bc flex bison libelf-dev libssl-dev libc6-dev
 	qemu-system-x86 busybox-static cpio e2fsprogs xz-utils file
-	ccache shellcheck stress-ng fio bonnie++ python3 gnuplot-nox git)
+	ccache shellcheck stress-ng fio bonnie++ python3 gnuplot-nox git procps)
 # Optional: used when present, installed when we can (root), never required.
 #   b4: the round trip through "b4 am" (tests/host/round-trip.sh)
 optional=(b4)

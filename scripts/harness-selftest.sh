@@ -47,6 +47,10 @@ if [ "$(nproc)" -ge 2 ]; then
 	msg selftest "the hanging guest runs beside the others (log: $hang_log)"
 	hang &
 	hang_pid=$!
+	# Stopped with this script (a background job ignores ^C).
+	trap '[ -z "$hang_pid" ] || killtree "$hang_pid"' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
 fi
 
 rc=0
@@ -63,6 +67,7 @@ fi
 
 if [ -n "$hang_pid" ]; then
 	wait "$hang_pid" || true
+	hang_pid=
 else
 	hang
 fi

@@ -206,6 +206,18 @@ jobs_default() {
 	nproc
 }
 
+# Stop process $1 and everything it started (children first listed, then
+# it; a process started in between is stopped by its parent's end or by
+# the caller's own timeout).  Used by the EXIT traps of the scripts that
+# run builds or guests in the background.
+killtree() {
+	local c
+	for c in $(pgrep -P "$1" 2>/dev/null || true); do
+		killtree "$c"
+	done
+	kill "$1" 2>/dev/null || true
+}
+
 # The QEMU accelerator: ACCEL=tcg or kvm as asked, or (auto, the default)
 # kvm only where it really works: a kernel must boot far enough under it
 # to print its banner.  (An accessible /dev/kvm is not enough: seen here,

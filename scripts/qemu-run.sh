@@ -81,10 +81,17 @@ avail_kb=$(df --output=avail -k "$run" | tail -n1)
 	die "$((avail_kb / 1024)) MiB free under $run, the guest disks may grow to $((need_kb / 1024)) MiB" \
 		"free disk space (old runs: rm -rf $BUILD/runs) and run this again"
 # The disks are removed when the run ends, however it ends, unless
-# KEEP_DISKS=1 (to inspect the scratch file system after a failure).
-if [ "${KEEP_DISKS:-0}" != 1 ]; then
-	trap 'rm -f "$run/swap.img" "$run/scratch.img"' EXIT
-fi
+# KEEP_DISKS=1 (to inspect the scratch file system after a failure); a
+# guest still running then (the run was stopped: TERM, ^C) is stopped.
+qpid=
+# shellcheck disable=SC2317 # the traps
+on_exit() {
+	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null || true
+	[ "${KEEP_DISKS:-0}" = 1 ] || rm -f "$run/swap.img" "$run/scratch.img"
+}
+trap on_exit EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 cat "$initrd" "$BUILD/mod/$kernel/modules.cpio.gz" >"$run/initrd.img"
 truncate -s "${mem}M" "$run/swap.img"
 truncate -s "$((mem * 2))M" "$run/scratch.img"
@@ -148,6 +155,7 @@ while kill -0 "$qpid" 2>/dev/null; do
 done
 rc=0
 wait "$qpid" || rc=$?
+qpid=
 took=$(($(date +%s) - start))
 tr -d '\r' <"$run/results.ktap" >"$run/results.tmp" && mv "$run/results.tmp" "$run/results.ktap"
 console=$run/console.log

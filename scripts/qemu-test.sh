@@ -64,7 +64,7 @@ boot_one() {
 		{
 			"$TOP/scripts/qemu-run.sh" "$kernel" "$topo" "$tests" 2>&1 || rc=$?
 			echo "$rc" >"$BUILD/runs/$kernel-$topo.rc"
-		} | sed -u "s|^|$prefix |"
+		} | sed -u "s#^#$prefix #" >&2
 		rc=$(cat "$BUILD/runs/$kernel-$topo.rc" 2>/dev/null || echo 1)
 		rm -f "$BUILD/runs/$kernel-$topo.rc"
 	fi
@@ -75,9 +75,23 @@ boot_one() {
 	fi
 }
 
+# Guests still running when qemu-test is stopped (^C) are stopped too:
+# background jobs of a script ignore SIGINT.
+# shellcheck disable=SC2317 # the trap
+stop_guests() {
+	local p
+	for p in $(jobs -p); do
+		killtree "$p"
+	done
+	exit 130
+}
+
 main() {
 	local t0 t list s kernel bo topo out times=() unbuilt=() built=() jobs=()
-	local guests accel j pid running=0
+	local guests=1 accel=tcg j pid running=0
+	# An old run list is emptied before anything can stop this run.
+	list=$BUILD/runs/qemu-test.list
+	[ ! -f "$list" ] || : >"$list"
 	case ${GUESTS:-auto} in
 	auto | [1-9] | [1-9][0-9]) ;;
 	*) die "GUESTS=$GUESTS: GUESTS is the number of guests booted at once, 1 to 99, or auto (one per CPU under TCG)" ;;
@@ -94,7 +108,6 @@ main() {
 	fi
 	# The run list starts empty before anything that can fail runs, so
 	# that no verdict is ever made of the previous run's outcomes.
-	list=$BUILD/runs/qemu-test.list
 	mkdir -p "$BUILD/runs"
 	: >"$list"
 	t0=$(date +%s)
@@ -125,8 +138,10 @@ main() {
 			jobs+=("$kernel $topo")
 		done
 	done
-	if [ ${#jobs[@]} -gt 0 ]; then
-		accel=$(pick_accel "$BUILD/k/${built[0]}/obj/arch/x86/boot/bzImage")
+	# When the accelerator cannot be had (ACCEL=kvm without /dev/kvm), the
+	# guests run one at a time and each run reports it as its failure.
+	if [ ${#jobs[@]} -gt 0 ] &&
+		accel=$(pick_accel "$BUILD/k/${built[0]}/obj/arch/x86/boot/bzImage"); then
 		guests=$(guests_at_once "$accel")
 		[ "$guests" -le ${#jobs[@]} ] || guests=${#jobs[@]}
 	fi
@@ -139,6 +154,7 @@ main() {
 		done
 		"$TOP/scripts/toolsdisk.sh" || true
 		export ACCEL=$accel
+		trap stop_guests INT TERM
 		for j in "${jobs[@]}"; do
 			if [ "$running" -ge "$guests" ]; then
 				wait -n || true
@@ -151,6 +167,7 @@ main() {
 		for pid in $(jobs -p); do
 			wait "$pid" || true
 		done
+		trap - INT TERM
 	else
 		for j in "${jobs[@]}"; do
 			read -r kernel topo <<<"$j"

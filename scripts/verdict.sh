@@ -14,6 +14,11 @@ set -euo pipefail
 	exit 2
 }
 all=$(cat -- "$@" 2>/dev/null || true)
+# A listed file that is not there is a run that stopped before it wrote
+# its outcomes: a failure, never nothing.
+for f in "$@"; do
+	[ -e "$f" ] || all+=$'\n'"FAIL $f was listed but never written (the run stopped before it; see the messages above)"
+done
 count() { grep -c "^$1 " <<<"$all" || true; }
 pass=$(count PASS)
 fail=$(count FAIL)

@@ -84,7 +84,7 @@ static int books(const char *when)
 	return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-static pid_t child_pid;
+static pid_t child_pid, parent_pid;
 
 static void kill_child(void)
 {
@@ -97,6 +97,8 @@ static void kill_child(void)
 
 static void cleanup(void)
 {
+	if (getpid() != parent_pid)
+		return;
 	kill_child();
 	unlink(FILE_PATH);
 }
@@ -123,21 +125,19 @@ static void check(const char *what, const uint64_t *p, size_t first,
 }
 
 /*
- * The child: in group A, map and fill the four kinds of memory, say so on
- * READY, wait for a byte on GO, verify everything and exit 0 (1 on a bad
- * page, with the reason printed).
+ * The child: in group A, map the file (FD, opened by the test, so that
+ * the child reads no metadata) and a memfd and anon memory, fill them,
+ * say so on READY, wait for a byte on GO, verify everything and exit 0
+ * (1 on a bad page, with the reason printed).
  */
-static void child(size_t m, int ready, int go)
+static void child(size_t m, int fd, int ready, int go)
 {
 	size_t np = m / sysconf(_SC_PAGESIZE), dirty_np = np / 4;
 	uint64_t *file, *shmem, *anon;
-	int fd, mfd;
+	int mfd;
 	char c = 1;
 
 	cg_enter(G_A);
-	fd = open(FILE_PATH, O_RDWR);
-	if (fd < 0)
-		test_fail("open %s: %s", FILE_PATH, strerror(errno));
 	file = mmap(NULL, m, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	mfd = memfd_create("memcg-move", 0);
 	if (mfd < 0 || ftruncate(mfd, m))
@@ -160,7 +160,7 @@ static void child(size_t m, int ready, int go)
 	check("the anon memory", anon, 0, np, SEED_ANON);
 	note("child: all %zu pages of file, memfd and anon memory verified after the move",
 	     3 * np);
-	exit(KSFT_PASS);
+	_exit(KSFT_PASS);
 }
 
 static void move_child(int inject)
@@ -180,7 +180,7 @@ int main(void)
 	static const char * const groups[] = { G_A, G_B, NULL };
 	long long mem_kb = meminfo_kb("MemTotal:");
 	struct mstat a0, b0, a1, b1;
-	int ready[2], go[2], status, bad = 0;
+	int ready[2], go[2], fd, status = 0, bad = 0;
 	long long want_rss, want_mapped;
 	size_t m;
 	char c = 1;
@@ -197,13 +197,32 @@ int main(void)
 	v1_mount(groups, "memory.move_charge_at_immigrate");
 	atexit(cleanup);	/* runs before v1_release() */
 
+	/*
+	 * The file is written here, in the root group, and only its own pages
+	 * are dropped from the cache: the metadata pages its creation read
+	 * stay, charged to the root.
+	 */
+	parent_pid = getpid();
 	pattern_file_write(FILE_PATH, m, SEED_FILE);
-	drop_caches();
+	fd = open(FILE_PATH, O_RDWR);
+	if (fd < 0)
+		test_fail("open %s: %s", FILE_PATH, strerror(errno));
+	errno = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (errno)
+		test_fail("posix_fadvise(DONTNEED) of %s: %s", FILE_PATH,
+			  strerror(errno));
 	if (pipe(ready) || pipe(go))
 		test_fail("pipe: %s", strerror(errno));
+	signal(SIGPIPE, SIG_IGN);	/* a dead child is seen at waitpid() */
 	child_pid = fork_or_fail();
-	if (!child_pid)
-		child(m, ready[1], go[0]);
+	if (!child_pid) {
+		close(ready[0]);
+		close(go[1]);
+		child(m, fd, ready[1], go[0]);
+	}
+	close(ready[1]);
+	close(go[0]);
+	close(fd);
 	if (read(ready[0], &c, 1) != 1) {
 		waitpid(child_pid, &status, 0);
 		child_pid = 0;
