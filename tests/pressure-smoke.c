@@ -4,15 +4,20 @@
  *
  * A short anon + file pressure run under swap, with every byte checked.
  *
- * A file of a sixth of RAM is written to the scratch ext4 disk, then an
- * anon region of MemTotal plus a thirty-second of it is filled with a
- * per-page pattern.  That cannot fit even with all page cache dropped
- * (the kernel's own memory and the watermark reserves come out of
- * MemTotal too), so reclaim must drop page cache and swap anon pages.  The
- * anon region is then verified (swapped pages come back in), and the file
- * is read back and verified.  Pass: all data intact, and reclaim really
- * ran (pages were scanned and swapped out), so the test cannot pass
- * without exercising what it claims to.
+ * A file of a sixth of RAM is written to the scratch ext4 disk.  Then all
+ * but 448 MiB of what is free is taken by an mlocked region in huge pages
+ * (cheap to fault under TCG, never reclaimed or swapped; base pages if
+ * THP is off), and an anon region of 448 MiB plus the file's size plus a
+ * sixteenth of RAM is filled with a per-page pattern.  That cannot fit
+ * even with all of the file's page cache dropped, so reclaim must drop
+ * page cache and swap anon pages, as it must when the whole of RAM is
+ * patterned, at a third of the pattern and swap I/O (the part that costs
+ * under TCG: some 100 s alone, 240 s beside another guest, when the
+ * pattern region was MemTotal plus a thirty-second).  The anon region is
+ * then verified (swapped pages come back in), and the file is read back
+ * and verified.  Pass: all data intact, and reclaim really ran (pages
+ * were scanned and swapped out), so the test cannot pass without
+ * exercising what it claims to.
  */
 #include <fcntl.h>
 #include <time.h>
@@ -39,8 +44,10 @@ int main(void)
 	long long swap_kb = meminfo_kb("SwapTotal:");
 	long long avail_kb = meminfo_kb("MemAvailable:");
 	size_t page = sysconf(_SC_PAGESIZE);
-	size_t anon_size, file_size, npages;
+	size_t anon_size, file_size, npages, hog_size, hp = 2UL << 20;
 	uint64_t *anon;
+	char *hog, *hog_map;
+	long long free_b;
 	unsigned int i;
 
 	if (mem_kb <= 0)
@@ -51,8 +58,9 @@ int main(void)
 	if (access("/mnt/scratch/lost+found", F_OK))
 		test_skip("no scratch ext4 disk mounted on /mnt/scratch");
 
-	anon_size = (size_t)(mem_kb + mem_kb / 32) * 1024;
 	file_size = ((size_t)mem_kb * 1024 / 6) & ~(MIB - 1);
+	anon_size = (448 * MIB + file_size + (size_t)mem_kb * 1024 / 16) &
+		    ~(MIB - 1);
 	npages = anon_size / page;
 	note("MemTotal %lld kB, MemAvailable %lld kB, SwapTotal %lld kB: file %zu MiB, anon %zu MiB",
 	     mem_kb, avail_kb, swap_kb, file_size >> 20, anon_size >> 20);
@@ -64,6 +72,22 @@ int main(void)
 	pattern_file_write(path, file_size, SEED + 1);
 	note("%.1fs: file written", elapsed());
 
+	free_b = meminfo_kb("MemFree:") * 1024 - 448LL * MIB;
+	hog_size = free_b > 0 ? (size_t)free_b & ~(hp - 1) : 0;
+	hog_map = mmap(NULL, hog_size + hp, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (hog_map == MAP_FAILED)
+		test_fail("mmap of the %zu MiB hog failed: %s", hog_size >> 20,
+			  strerror(errno));
+	hog = (char *)(((uintptr_t)hog_map + hp - 1) & ~(hp - 1));
+	madvise(hog, hog_size, MADV_HUGEPAGE);
+	if (hog_size && mlock(hog, hog_size))
+		test_fail("mlock of the %zu MiB hog failed: %s", hog_size >> 20,
+			  strerror(errno));
+	note("%.1fs: %zu MiB mlocked (MemFree now %lld kB, AnonHugePages %lld kB)",
+	     elapsed(), hog_size >> 20, meminfo_kb("MemFree:"),
+	     meminfo_kb("AnonHugePages:"));
+
 	anon = mmap(NULL, anon_size, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (anon == MAP_FAILED)
@@ -72,6 +96,7 @@ int main(void)
 	note("%.1fs: anon filled", elapsed());
 	verify_pages("anon", anon, npages, SEED);
 	munmap(anon, anon_size);
+	munmap(hog_map, hog_size + hp);
 	note("%.1fs: anon verified", elapsed());
 
 	pattern_file_verify(path, file_size, SEED + 1);
