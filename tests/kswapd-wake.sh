@@ -5,7 +5,11 @@
 # Which zone kswapd wakeups are for.  A histogram trigger counts the
 # mm_vmscan_wakeup_kswapd events by zid while page cache of MemFree plus
 # 256 MiB is streamed to the scratch disk (GFP_HIGHUSER_MOVABLE: the
-# highest zone index such a request may use is Movable, 3).
+# highest zone index such a request may use is Movable, 3).  All but 512
+# MiB of MemFree is first held by mlock-hog (mlocked huge pages, cheap to
+# fault), so the stream is some 768 MiB instead of all of RAM (100 s
+# alone under TCG before): the zones still run low and wake kswapd, with
+# the same requests.
 #   zone end (kernel release *-nodelru-zone-*): kswapd is woken per zone, and the
 #     event names the zone that was low, so every wakeup carries the index
 #     of a populated zone (DMA 0, DMA32 1, Normal 2) and none the empty
@@ -32,6 +36,18 @@ case $release in
 *) end=step ;;
 esac
 
+hlog=/tmp/kswapd-wake.hog
+mlock-hog 512 >"$hlog" 2>&1 &
+hog=$!
+trap 'kill "$hog" 2>/dev/null || true' EXIT
+i=0
+until grep -q '^held ' "$hlog"; do
+	kill -0 "$hog" 2>/dev/null || fail "expected mlock-hog to hold memory, saw: $(cat "$hlog")"
+	i=$((i + 1))
+	[ "$i" -le 300 ] || fail "expected mlock-hog to hold memory within 300 s, saw: $(cat "$hlog")"
+	sleep 1
+done
+echo "mlock-hog: $(cat "$hlog")"
 free_mib=$(awk '$1 == "MemFree:" { print int($2 / 1024) }' /proc/meminfo)
 mib=$((free_mib + 256))
 file=/mnt/scratch/kswapd-wake.dat
@@ -41,6 +57,8 @@ dd if=/dev/zero of="$file" bs=1M count="$mib" 2>/dev/null || { echo '!hist:keys=
 hist=$(awk '$1 == "{" && $2 == "zid:" { printf "%s:%s ", $3, $6 }' "$ev/mm_vmscan_wakeup_kswapd/hist")
 echo '!hist:keys=zid' >"$trig"
 rm -f "$file"
+kill "$hog" 2>/dev/null || true
+wait "$hog" 2>/dev/null || true
 echo "kernel $release; wrote $mib MiB; kswapd wakeups by zid (zid:count): ${hist:-none}"
 
 count() { echo "$hist" | tr ' ' '\n' | awk -F: -v z="$1" '$1 == z { print $2; f = 1 } END { if (!f) print 0 }'; }
