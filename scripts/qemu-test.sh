@@ -16,6 +16,9 @@
 #           its kernel/topology when more than one runs.  Measured on 2
 #           CPUs with SMP=2: two smoke boots side by side took 525 and
 #           572 s, against 270 and 329 s one after the other
+#   OVERLAP 1: build the next kernel (at nice 10, with the CPUs beyond
+#           SMP, at least one) while the one before it boots; 0: build
+#           all, then boot; auto (default): 1 from 4 CPUs up
 # (and ACCEL, MEM, SMP, ... for scripts/qemu-run.sh: scripts/settings.tsv).
 # Every setting is checked before anything is built or written.
 # The last line is "qemu-test: N passed, N failed, N skipped"; the exit
@@ -84,9 +87,98 @@ stop_guests() {
 	exit 130
 }
 
+# Build step $1 (zone, node or N); its outcome goes to
+# build/runs/KERNEL-build.outcomes and its time to the times file.
+build_step() {
+	local s=$1 kernel bo t
+	kernel=$(kernel_name "$s" "$flavor")
+	bo=$BUILD/runs/$kernel-build.outcomes
+	t=$(date +%s)
+	if [ "${RERUN:-0}" = 1 ] && [ -f "$BUILD/k/$kernel/obj/arch/x86/boot/bzImage" ]; then
+		msg kernel "$kernel (as built, RERUN=1)"
+	elif ! "$TOP/scripts/kbuild.sh" "$s" "$flavor"; then
+		echo "FAIL $kernel/build see $BUILD/k/$kernel/logs" >"$bo"
+		echo "$kernel tree+build $(($(date +%s) - t))s (failed)" >>"$times_file"
+		return
+	fi
+	echo "PASS $kernel/build" >"$bo"
+	echo "$kernel tree+build $(($(date +%s) - t))s" >>"$times_file"
+}
+
+# Boot kernels $@ on every topology, GUESTS at a time.
+boot_kernels() {
+	local kernel topo out j pid running=0 jobs=() t
+	for kernel in "$@"; do
+		grep -qs '^PASS ' "$BUILD/runs/$kernel-build.outcomes" || continue
+		for topo in $topos; do
+			out=$BUILD/runs/$kernel-$topo/outcomes
+			rm -f "$out"
+			echo "$out" >>"$list"
+			jobs+=("$kernel $topo")
+		done
+	done
+	[ ${#jobs[@]} -gt 0 ] || return 0
+	# The accelerator once; when it cannot be had (ACCEL=kvm without
+	# /dev/kvm), the guests run one at a time and each run reports it.
+	if [ -z "$accel" ]; then
+		if accel=$(pick_accel "$BUILD/k/${jobs[0]%% *}/obj/arch/x86/boot/bzImage"); then
+			guests=$(guests_at_once)
+		else
+			accel=failed guests=1
+		fi
+	fi
+	t=$(date +%s)
+	if [ "$guests" -gt 1 ] && [ ${#jobs[@]} -gt 1 ]; then
+		msg guests "${#jobs[@]} boots, up to $guests at a time ($accel, $(nproc) CPUs; GUESTS=1 for one at a time)"
+		# What the runs share is made once, before they start.
+		for kernel in "$@"; do
+			"$TOP/scripts/modbuild.sh" "$kernel" || true
+		done
+		"$TOP/scripts/toolsdisk.sh" || true
+		for j in "${jobs[@]}"; do
+			if [ "$running" -ge "$guests" ]; then
+				wait -n "${guest_pids[@]}" || true
+				running=$((running - 1))
+			fi
+			read -r kernel topo <<<"$j"
+			ACCEL=$accel boot_one "$kernel" "$topo" "[$kernel/$topo]" &
+			guest_pids+=("$!")
+			running=$((running + 1))
+		done
+		for pid in "${guest_pids[@]}"; do
+			wait "$pid" || true
+		done
+		guest_pids=()
+	else
+		for j in "${jobs[@]}"; do
+			read -r kernel topo <<<"$j"
+			boot_one "$kernel" "$topo" ""
+		done
+	fi
+	for j in "${jobs[@]}"; do
+		read -r kernel topo <<<"$j"
+		if [ -f "$BUILD/runs/$kernel-$topo/times" ]; then
+			read -r _ _ b _ tt <"$BUILD/runs/$kernel-$topo/times"
+			echo "$kernel/$topo boot ${b}s tests ${tt}s" >>"$times_file"
+		fi
+	done
+	echo "boots of $* $(($(date +%s) - t))s of wall time" >>"$times_file"
+}
+
+# Shared by the functions above: the accelerator and guests at once
+# (decided at the first boot), the run list and the times file.
+accel=
+guests=1
+guest_pids=()
+list=
+times_file=
+# A background build leaves the guest its CPUs: JOBS, or the CPUs beyond
+# the guest's SMP (at least one).
+bg_jobs=$(($(nproc) - ${SMP:-$DEFAULT_SMP}))
+[ "$bg_jobs" -ge 1 ] || bg_jobs=1
+
 main() {
-	local t0 t list s kernel bo topo out times=() unbuilt=() built=() jobs=()
-	local guests=1 accel=tcg j pid running=0
+	local t0 s kernel unbuilt=() steps_a=() kernels=() i n overlap bg_pid bg_log bg_rc
 	# An old run list is emptied before anything can stop this run.
 	list=$BUILD/runs/qemu-test.list
 	[ ! -f "$list" ] || : >"$list"
@@ -94,7 +186,13 @@ main() {
 	auto | [1-9] | [1-9][0-9]) ;;
 	*) die "GUESTS=$GUESTS: GUESTS is the number of guests booted at once, 1 to 99, or auto (CPUs/SMP)" ;;
 	esac
+	case ${OVERLAP:-auto} in
+	auto) if [ "$(nproc)" -ge 4 ]; then overlap=1; else overlap=0; fi ;;
+	0 | 1) overlap=$OVERLAP ;;
+	*) die "OVERLAP=$OVERLAP: OVERLAP is 1 (build the next kernel while this one boots), 0 (build all, then boot) or auto (1 from 4 CPUs up; here $(nproc))" ;;
+	esac
 	if [ "${RERUN:-0}" = 1 ]; then
+		overlap=0
 		for s in $steps; do
 			kernel=$(kernel_name "$s" "$flavor")
 			[ -f "$BUILD/k/$kernel/obj/arch/x86/boot/bzImage" ] ||
@@ -108,79 +206,54 @@ main() {
 	# that no verdict is ever made of the previous run's outcomes.
 	mkdir -p "$BUILD/runs"
 	: >"$list"
+	trap stop_guests INT TERM
+	times_file=$BUILD/runs/qemu-test.times
+	: >"$times_file"
 	t0=$(date +%s)
 	"$TOP/scripts/initramfs.sh"
-	times+=("initramfs $(($(date +%s) - t0))s")
-	for s in $steps; do
+	echo "initramfs $(($(date +%s) - t0))s" >>"$times_file"
+	read -r -a steps_a <<<"$steps"
+	for s in "${steps_a[@]}"; do
 		kernel=$(kernel_name "$s" "$flavor")
-		bo=$BUILD/runs/$kernel-build.outcomes
-		rm -f "$bo"
-		echo "$bo" >>"$list"
-		t=$(date +%s)
-		if [ "${RERUN:-0}" = 1 ] && [ -f "$BUILD/k/$kernel/obj/arch/x86/boot/bzImage" ]; then
-			msg kernel "$kernel (as built, RERUN=1)"
-		elif ! "$TOP/scripts/kbuild.sh" "$s" "$flavor"; then
-			echo "FAIL $kernel/build see $BUILD/k/$kernel/logs" >"$bo"
-			times+=("$kernel tree+build $(($(date +%s) - t))s (failed)")
-			continue
-		fi
-		echo "PASS $kernel/build" >"$bo"
-		times+=("$kernel tree+build $(($(date +%s) - t))s")
-		built+=("$kernel")
+		rm -f "$BUILD/runs/$kernel-build.outcomes"
+		echo "$BUILD/runs/$kernel-build.outcomes" >>"$list"
 	done
-	for kernel in "${built[@]}"; do
-		for topo in $topos; do
-			out=$BUILD/runs/$kernel-$topo/outcomes
-			rm -f "$out"
-			echo "$out" >>"$list"
-			jobs+=("$kernel $topo")
+	n=${#steps_a[@]}
+	if [ "$overlap" = 0 ]; then
+		for s in "${steps_a[@]}"; do
+			build_step "$s"
 		done
-	done
-	# When the accelerator cannot be had (ACCEL=kvm without /dev/kvm), the
-	# guests run one at a time and each run reports it as its failure.
-	if [ ${#jobs[@]} -gt 0 ] &&
-		accel=$(pick_accel "$BUILD/k/${built[0]}/obj/arch/x86/boot/bzImage"); then
-		guests=$(guests_at_once)
-		[ "$guests" -le ${#jobs[@]} ] || guests=${#jobs[@]}
-	fi
-	t=$(date +%s)
-	if [ ${#jobs[@]} -gt 0 ] && [ "$guests" -gt 1 ]; then
-		msg guests "${#jobs[@]} boots, $guests at a time ($accel, $(nproc) CPUs; GUESTS=1 for one at a time)"
-		# What the runs share is made once, before they start.
-		for kernel in "${built[@]}"; do
-			"$TOP/scripts/modbuild.sh" "$kernel" || true
+		for s in "${steps_a[@]}"; do
+			kernels+=("$(kernel_name "$s" "$flavor")")
 		done
-		"$TOP/scripts/toolsdisk.sh" || true
-		export ACCEL=$accel
-		trap stop_guests INT TERM
-		for j in "${jobs[@]}"; do
-			if [ "$running" -ge "$guests" ]; then
-				wait -n || true
-				running=$((running - 1))
-			fi
-			read -r kernel topo <<<"$j"
-			boot_one "$kernel" "$topo" "[$kernel/$topo]" &
-			running=$((running + 1))
-		done
-		for pid in $(jobs -p); do
-			wait "$pid" || true
-		done
-		trap - INT TERM
+		boot_kernels "${kernels[@]}"
 	else
-		for j in "${jobs[@]}"; do
-			read -r kernel topo <<<"$j"
-			boot_one "$kernel" "$topo" ""
+		# Each next kernel builds (at nice 10, with the CPUs beyond the
+		# guest's SMP) while the one before it boots.
+		build_step "${steps_a[0]}"
+		for ((i = 0; i < n; i++)); do
+			bg_pid=
+			if [ $((i + 1)) -lt "$n" ]; then
+				bg_log=$BUILD/runs/$(kernel_name "${steps_a[i + 1]}" "$flavor")-build.log
+				msg overlap "building $(kernel_name "${steps_a[i + 1]}" "$flavor") while $(kernel_name "${steps_a[i]}" "$flavor") boots (log: $bg_log)"
+				(
+					renice -n 10 -p "$BASHPID" >/dev/null || true
+					JOBS=${JOBS:-$bg_jobs}
+					export JOBS
+					build_step "${steps_a[i + 1]}"
+				) >"$bg_log" 2>&1 &
+				bg_pid=$!
+			fi
+			boot_kernels "$(kernel_name "${steps_a[i]}" "$flavor")"
+			if [ -n "$bg_pid" ]; then
+				bg_rc=0
+				wait "$bg_pid" || bg_rc=$?
+				stage "build of $(kernel_name "${steps_a[i + 1]}" "$flavor") (ran while the kernel before it booted; exit $bg_rc)"
+				cat "$bg_log" >&2
+			fi
 		done
 	fi
-	for j in "${jobs[@]}"; do
-		read -r kernel topo <<<"$j"
-		if [ -f "$BUILD/runs/$kernel-$topo/times" ]; then
-			read -r _ _ b _ tt <"$BUILD/runs/$kernel-$topo/times"
-			times+=("$kernel/$topo boot ${b}s tests ${tt}s")
-		fi
-	done
-	[ ${#jobs[@]} -eq 0 ] || times+=("boots $(($(date +%s) - t))s of wall time, ${guests:-1} at a time")
-	msg time "$(($(date +%s) - t0)) s in all: $(printf '%s; ' "${times[@]}" | sed 's/; $//')"
+	msg time "$(($(date +%s) - t0)) s in all: $(paste -sd';' "$times_file" | sed 's/;/; /g')"
 	mapfile -t files <"$list"
 	exec "$TOP/scripts/verdict.sh" "${files[@]}"
 }

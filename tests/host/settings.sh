@@ -67,6 +67,7 @@ bad "qemu-test FLAVOR=weird" 'FLAVOR=weird: .*flavors are debug or bench, option
 bad "qemu-test FLAVOR=debug+nope" 'no configs/nope.config; flavors are debug or bench' env FLAVOR=debug+nope "$qt"
 bad "qemu-test ACCEL=hvf" 'ACCEL=hvf: ACCEL is auto .*tcg or kvm' env ACCEL=hvf "$qt"
 bad "qemu-test MEM=3G" 'MEM=3G: MEM is .* a whole number' env MEM=3G "$qt"
+bad "qemu-test OVERLAP=yes" 'OVERLAP=yes: OVERLAP is 1 .*, 0 .* or auto' env OVERLAP=yes "$qt"
 bad "qemu-test GUESTS=two" 'GUESTS=two: GUESTS is the number of guests booted at once, 1 to 99, or auto' env GUESTS=two "$qt"
 bad "qemu-test SMP=0" 'SMP=0: SMP is .* above 0' env SMP=0 "$qt"
 bad "qemu-test numa MEM=2048" 'topology numa needs MEM>2048.*not MEM=2048' env TOPOS=numa MEM=2048 "$qt"
