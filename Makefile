@@ -43,6 +43,7 @@ help:
 	@echo '  check-host        the host tests (tests/host/): no kernel, no QEMU'
 	@echo '  export            the series as mails for linux-mm in build/outgoing (VERSION=N)'
 	@echo '  bisect-check      every step: build, boot, smoke set; resumable (STEP=N for one)'
+	@echo '  scripts/bisect-merge.sh DIR...  one table from bisect-check runs split over machines'
 	@echo '  mglru-check       build steps with the multi-gen LRU on (STEPS="0 7"; BOOT=1 boots them)'
 	@echo '  i386-check        compile steps for i386 with highmem, no boot (STEPS="0 7"; default both ends)'
 	@echo '  harness-selftest  show that a failing test, a panic and a hang are failures'
@@ -97,6 +98,7 @@ check-host: deps
 	@$(TOP)tests/host/tree-isolation.sh
 	@$(TOP)tests/host/quilt.sh
 	@$(TOP)tests/host/bench-report.sh
+	@$(TOP)tests/host/bisect-merge.sh
 
 export: pristine
 	@$(S)/export.sh

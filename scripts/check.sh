@@ -36,6 +36,7 @@ part round-trip "$TOP/tests/host/round-trip.sh"
 part tree-isolation "$TOP/tests/host/tree-isolation.sh"
 part quilt "$TOP/tests/host/quilt.sh"
 part bench-report "$TOP/tests/host/bench-report.sh"
+part bisect-merge "$TOP/tests/host/bisect-merge.sh"
 # The run list is emptied here too: a qemu-test that stops before it
 # empties the list itself must not leave the previous run's to be counted.
 : >"$BUILD/runs/qemu-test.list"
