@@ -6,9 +6,9 @@
 #
 # DIR: a build/bisect directory (copied from another machine, or this
 # one's).  For every step 0..N the row is taken from the first DIR whose
-# step-N.row was recorded for this series' tree of that step (the tree key
-# at the start of the row's key line); rows for another series are not
-# used.  The merged table goes to build/bisect/merged.tsv and is printed;
+# step-N.row passed for this series' tree of that step (the tree key at
+# the start of the row's key line), or else from the first with a row for
+# that tree; rows for another series are not used.  The merged table goes to build/bisect/merged.tsv and is printed;
 # it says which directory each row came from.  The rows must have been
 # made with the same flavor, topologies and tests, and the same test
 # image (initramfs hash): a row that differs from the first one used in
@@ -34,11 +34,14 @@ problems=()
 	for ((n = 0; n <= total; n++)); do
 		want=$(tree_key "$n")
 		row=
+		# The first passing row of this tree; else the first of this tree.
 		for d in "$@"; do
 			f=$d/step-$n.row
 			[ -f "$f" ] || continue
-			read -r key rest <"$f"
-			if [ "$key" = "$want" ]; then
+			read -r key rest <"$f" || continue
+			[ "$key" = "$want" ] || continue
+			[ -n "$row" ] || row=$f
+			if tail -n 1 "$f" | grep -q '^[0-9]*	ok	ok	[0-9]*/0/'; then
 				row=$f
 				break
 			fi

@@ -78,12 +78,16 @@ boot_one() {
 
 # Guests still running when qemu-test is stopped (^C) are stopped too:
 # background jobs of a script ignore SIGINT.
-# shellcheck disable=SC2317 # the trap
-stop_guests() {
+# shellcheck disable=SC2317 # the traps
+stop_jobs() {
 	local p
 	for p in $(jobs -p); do
 		killtree "$p"
 	done
+}
+# shellcheck disable=SC2317 # the trap
+stop_guests() {
+	stop_jobs
 	exit 130
 }
 
@@ -131,13 +135,13 @@ boot_kernels() {
 	if [ "$guests" -gt 1 ] && [ ${#jobs[@]} -gt 1 ]; then
 		msg guests "${#jobs[@]} boots, up to $guests at a time ($accel, $(nproc) CPUs; GUESTS=1 for one at a time)"
 		# What the runs share is made once, before they start.
-		for kernel in "$@"; do
-			"$TOP/scripts/modbuild.sh" "$kernel" || true
+		for j in "${jobs[@]}"; do
+			[ "${j#* }" != "${topos%% *}" ] || "$TOP/scripts/modbuild.sh" "${j%% *}" || true
 		done
 		"$TOP/scripts/toolsdisk.sh" || true
 		for j in "${jobs[@]}"; do
 			if [ "$running" -ge "$guests" ]; then
-				wait -n "${guest_pids[@]}" || true
+				wait -n "${guest_pids[@]}" 2>/dev/null || true
 				running=$((running - 1))
 			fi
 			read -r kernel topo <<<"$j"
@@ -207,12 +211,21 @@ main() {
 	mkdir -p "$BUILD/runs"
 	: >"$list"
 	trap stop_guests INT TERM
+	# A failure of this script itself stops what runs in the background.
+	trap stop_jobs EXIT
 	times_file=$BUILD/runs/qemu-test.times
 	: >"$times_file"
 	t0=$(date +%s)
 	"$TOP/scripts/initramfs.sh"
 	echo "initramfs $(($(date +%s) - t0))s" >>"$times_file"
-	read -r -a steps_a <<<"$steps"
+	# Each kernel once (STEP="0 zone" names one kernel twice).
+	declare -A named=()
+	for s in $steps; do
+		kernel=$(kernel_name "$s" "$flavor")
+		[ -z "${named[$kernel]:-}" ] || continue
+		named[$kernel]=1
+		steps_a+=("$s")
+	done
 	for s in "${steps_a[@]}"; do
 		kernel=$(kernel_name "$s" "$flavor")
 		rm -f "$BUILD/runs/$kernel-build.outcomes"
@@ -248,8 +261,10 @@ main() {
 			if [ -n "$bg_pid" ]; then
 				bg_rc=0
 				wait "$bg_pid" || bg_rc=$?
-				stage "build of $(kernel_name "${steps_a[i + 1]}" "$flavor") (ran while the kernel before it booted; exit $bg_rc)"
+				stage "build of $(kernel_name "${steps_a[i + 1]}" "$flavor") (ran while the kernel before it booted)"
 				cat "$bg_log" >&2
+				[ "$bg_rc" -eq 0 ] || msg overlap "the background build exited $bg_rc"
+				msg build "$(cat "$BUILD/runs/$(kernel_name "${steps_a[i + 1]}" "$flavor")-build.outcomes" 2>/dev/null || echo "no outcome written")"
 			fi
 		done
 	fi

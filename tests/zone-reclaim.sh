@@ -62,7 +62,7 @@ mpid=
 # On any exit, map-hold must not keep its pages mapped for the next test.
 cleanup() {
 	[ -z "$mpid" ] || kill "$mpid" 2>/dev/null || true
-	rm -f "$mfile" "$mlog"
+	rm -f "$mfile" "$mlog" "$file"
 }
 trap cleanup EXIT
 tr=/sys/kernel/tracing

@@ -16,7 +16,9 @@
 #include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -54,6 +56,21 @@ test_skip(const char *fmt, ...)
 	printf("\n");
 	fflush(stdout);
 	exit(KSFT_SKIP);
+}
+
+/*
+ * A helper tool that holds memory for a test must not outlive it: the
+ * runner kills a test that runs out of time with SIGKILL, and the test's
+ * traps do not run then.  The kernel sends SIGKILL to the caller when its
+ * parent dies; a parent already gone (re-parented before the prctl) ends
+ * it at once.
+ */
+static inline void die_with_parent(void)
+{
+	pid_t parent = getppid();
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(KSFT_FAIL);
 }
 
 static inline void __attribute__((format(printf, 1, 2)))

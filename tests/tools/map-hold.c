@@ -81,6 +81,7 @@ int main(int argc, char **argv)
 	int fd, nid = 0, *status;
 	void **addrs;
 
+	die_with_parent();
 	mib = argc >= 3 ? atol(argv[2]) : 0;
 	if (argc < 3 || argc > 4 || mib <= 0) {
 		fprintf(stderr, "usage: map-hold FILE MIB [NODE]\n");

@@ -9,9 +9,10 @@
  * kernel clear per 2 MiB instead of 512 faults), mlocks it (never
  * reclaimed or swapped), prints
  *   held N MiB (MemFree now F kB)
- * and waits until it is killed (SIGTERM) or an hour has passed (so a test
- * that died cannot leave it holding memory for good).  Exit 1 with a
- * "FAIL: ..." line when the memory cannot be had.
+ * and waits until it is killed (SIGTERM), its parent (the test) dies, or
+ * an hour has passed, so a test that died cannot leave it holding memory
+ * for the tests after it.  Exit 1 with a "FAIL: ..." line when the memory
+ * cannot be had.
  */
 #include <signal.h>
 
@@ -24,12 +25,13 @@ int main(int argc, char **argv)
 {
 	long long leave, free_b;
 	size_t size;
-	char *map, *p;
+	char *map, *p, *end;
 
+	die_with_parent();
 	if (argc != 2)
 		test_fail("usage: mlock-hog LEAVE_MIB");
-	leave = strtoll(argv[1], NULL, 10);
-	if (leave < 0)
+	leave = strtoll(argv[1], &end, 10);
+	if (leave < 0 || end == argv[1] || *end)
 		test_fail("usage: mlock-hog LEAVE_MIB (a size in MiB, not %s)",
 			  argv[1]);
 	free_b = meminfo_kb("MemFree:") * 1024 - (leave << 20);
