@@ -4,16 +4,25 @@
 
     scripts/bench-report.py BENCH-DIR
 
-BENCH-DIR holds raw/{zone,node}-N.ktap (the bench set, iteration N),
-raw/lockstat-{zone,node}.ktap and meta/ (see scripts/bench.sh).  Writes
-data/*.tsv (every figure, every iteration), plots/*.png (gnuplot, when
-installed), report.md and headline.md (the cover letter's table).
+BENCH-DIR holds raw/KERNEL-N.ktap (the bench set, iteration N; KERNEL is
+zone, node or mglru), raw/lockstat-KERNEL.ktap and meta/ (see
+scripts/bench.sh).  Writes data/*.tsv (every figure, every iteration),
+plots/*.png (gnuplot, when installed), report.md and headline.md (the cover
+letter's table).  Works with any of the three kernels present (the reports
+in results/ made before the multi-gen LRU kernel have two).
 
 Every figure is computed from the raw files; nothing is typed in.  The
 vmstat figures follow mmtests' MonitorMmtestsvmstat.pm (2016): deltas
 over the workload, efficiency = 100 * reclaimed / scanned, velocity =
-scanned / elapsed seconds.
+scanned / elapsed seconds.  Each comparison is a ratio with its spread and
+a word for its direction, better defined per figure as mmtests' compare
+scripts do (pdiff: higher is better, pndiff: lower is better).
+
+Exit status 2 (after writing everything) when a kernel's column is
+invalid: its guests did not run the kernel its label says (the multi-gen
+LRU on for mglru, off for zone and node; the kernel release).
 """
+import math
 import os
 import re
 import shutil
@@ -21,7 +30,66 @@ import statistics
 import subprocess
 import sys
 
-ENDS = ("zone", "node")
+KERNELS = ("zone", "node", "mglru")
+# The kernels the others are compared against, in this order.
+BASES = ("zone", "node")
+ABOUT = {
+    "zone": "zone LRU: the rewound end of the series (step 0), bench config",
+    "node": "node LRU: the replayed end (all patches), classic LRU, bench config",
+    "mglru": "multi-gen LRU: the node end with configs/mglru.config "
+             "(CONFIG_LRU_GEN=y, CONFIG_LRU_GEN_ENABLED=y), bench config",
+}
+
+# How a figure compares: which way is better, and whether the multi-gen
+# LRU counts it the way the classic LRU does.
+#   pref: "higher" / "lower" is better; "none": no better or worse
+#   ("differs" / "within noise"); "dist": a distribution, no better or
+#   worse ("differs" / "same").
+#   mg: None (counted alike), "dagger" (6.1's multi-gen LRU counts it
+#   differently: its comparisons carry a dagger), "absent" (it never
+#   counts it: comparisons with mglru are not made).
+HIGHER, LOWER, NONE, DIST = "higher", "lower", "none", "dist"
+DAGGER, ABSENT = "dagger", "absent"
+
+
+class Fig:
+    def __init__(self, pref, mg=None, tcg=False):
+        self.pref, self.mg, self.tcg = pref, mg, tcg
+
+
+VM_FIGS = {
+    "swap_ins": Fig(LOWER),
+    "swap_outs": Fig(LOWER),
+    "allocation_stalls": Fig(LOWER),
+    "oom_kills": Fig(LOWER),
+    "kswapd_pages_scanned": Fig(LOWER, DAGGER),
+    "kswapd_pages_reclaimed": Fig(NONE),
+    "direct_pages_scanned": Fig(LOWER, DAGGER),
+    "direct_pages_reclaimed": Fig(LOWER),
+    "kswapd_efficiency_pct": Fig(HIGHER, DAGGER),
+    "direct_efficiency_pct": Fig(HIGHER, DAGGER),
+    "pages_examined_scan_refill": Fig(LOWER, DAGGER),
+    "reclaimed_per_examined_pct": Fig(HIGHER, DAGGER),
+    "kswapd_velocity": Fig(NONE, DAGGER, tcg=True),
+    "direct_velocity": Fig(NONE, DAGGER, tcg=True),
+    "percentage_direct_scans": Fig(LOWER, DAGGER),
+    "pages_skipped_pgskip": Fig(LOWER),
+    "pgskip_dma": Fig(LOWER),
+    "pgskip_dma32": Fig(LOWER),
+    "pgskip_normal": Fig(LOWER),
+    "pgskip_movable": Fig(LOWER),
+    "page_writes_by_reclaim": Fig(LOWER),
+    "slabs_scanned": Fig(NONE),
+    "workingset_refaults": Fig(LOWER, DAGGER),
+    "workingset_refault_anon": Fig(LOWER, DAGGER),
+    "workingset_refault_file": Fig(LOWER, DAGGER),
+    "workingset_activate_anon": Fig(NONE, ABSENT),
+    "workingset_activate_file": Fig(NONE, ABSENT),
+    "workingset_restore_anon": Fig(LOWER, DAGGER),
+    "workingset_restore_file": Fig(LOWER, DAGGER),
+    "major_faults": Fig(LOWER),
+}
+VM_ORDER = list(VM_FIGS)
 
 
 def parse_ktap(path):
@@ -38,41 +106,60 @@ def parse_ktap(path):
 
 class Data:
     def __init__(self):
-        self.results = {}    # (workload, metric) -> end -> [values]
-        self.vmstat = {}     # workload -> end -> [ {counter: delta} ]
-        self.samples = {}    # (end, iter, workload) -> (header, rows)
-        self.raw = {e: [] for e in ENDS}   # stutter latencies, pooled
-        self.ktap = {}       # (end, iter) -> [(ok, name, detail)]
-        self.bonnie = {}     # end -> [csv fields]
-        # (end, iter, workload) -> {(scope, counter): (before, after)}
+        self.results = {}    # (workload, metric) -> kernel -> [values]
+        self.vmstat = {}     # workload -> kernel -> [ {counter: delta} ]
+        self.samples = {}    # (kernel, iter, workload) -> (header, rows)
+        self.raw = {k: [] for k in KERNELS}   # stutter latencies, pooled
+        self.ktap = {}       # (kernel, iter) -> [(ok, name, detail)]
+        self.bonnie = {}     # kernel -> [csv fields]
+        # (kernel, iter, workload) -> {(scope, counter): (before, after)}
         self.counters = {}
-        self.iters = {e: 0 for e in ENDS}
-        self.seen = {e: set() for e in ENDS}   # what the guest reported
+        # (kernel, workload) -> round -> [[values], ...] (one per iteration)
+        self.rounds = {}
+        self.iters = {k: 0 for k in KERNELS}
+        self.seen = {k: set() for k in KERNELS}   # what the guest reported
+        self.release = {k: [] for k in KERNELS}   # (file, uname -r)
+        # kernel -> [(file, workload, /sys/kernel/mm/lru_gen/enabled)]
+        self.lrugen = {k: [] for k in KERNELS}
+        self.files = {k: [] for k in KERNELS}     # (file, had bench lines)
+        self.invalid = {}    # kernel -> [reasons]
 
-    def add(self, workload, metric, end, value):
+    def add(self, workload, metric, kernel, value):
         self.results.setdefault((workload, metric), {}).setdefault(
-            end, []).append(value)
+            kernel, []).append(value)
+
+    def present(self):
+        """The kernels with any result, in the order of KERNELS."""
+        have = set()
+        for ends in self.results.values():
+            have.update(ends)
+        for ends in self.vmstat.values():
+            have.update(ends)
+        have.update(k for k in KERNELS if self.raw[k] or self.bonnie.get(k))
+        return [k for k in KERNELS if k in have]
 
 
 def load(bench):
     d = Data()
     raw = os.path.join(bench, "raw")
+    names = "|".join(KERNELS)
     for name in sorted(os.listdir(raw)):
-        m = re.match(r"(zone|node)-(\d+)\.ktap$", name)
-        lock = re.match(r"lockstat-(zone|node)\.ktap$", name)
+        m = re.match(r"(%s)-(\d+)\.ktap$" % names, name)
+        lock = re.match(r"lockstat-(%s)\.ktap$" % names, name)
         if not m and not lock:
             continue
-        end = (m or lock).group(1)
+        kern = (m or lock).group(1)
         it = int(m.group(2)) if m else 0
         if m:
-            d.iters[end] = max(d.iters[end], it)
+            d.iters[kern] = max(d.iters[kern], it)
         vm = {}
+        benched = False
         for line in parse_ktap(os.path.join(raw, name)):
             if line.startswith("ktap: "):
                 t = line[6:]
                 ok = t.startswith("ok ")
                 parts = t.split()
-                d.ktap.setdefault((end, it if m else "lockstat"), []).append(
+                d.ktap.setdefault((kern, it if m else "lockstat"), []).append(
                     (ok and "# SKIP" not in t, parts[3 if not ok else 2], t))
                 continue
             tag, _, rest = line.partition(": ")
@@ -81,23 +168,27 @@ def load(bench):
                          r"(\d+) nodes(?:, clocksource (\S+))?\)", rest) \
                 if tag == "nodelru" else None
             if g:
-                d.seen[end].add("%s on %s: %s CPUs, %s node(s)" % g.groups()[:4]
-                                + (", clocksource %s" % g.group(5)
-                                   if g.group(5) else ""))
+                d.seen[kern].add("%s on %s: %s CPUs, %s node(s)" % g.groups()[:4]
+                                 + (", clocksource %s" % g.group(5)
+                                    if g.group(5) else ""))
+                d.release[kern].append((name, g.group(1)))
                 continue
-            if tag == "bench" and len(f) >= 3:
+            if tag == "bench-lrugen" and len(f) == 2:
+                d.lrugen[kern].append((name, f[0], f[1]))
+            elif tag == "bench" and len(f) >= 3:
+                benched = True
                 if f[0] == "bonnie" and f[1] == "csv":
-                    d.bonnie.setdefault(end, []).append(
+                    d.bonnie.setdefault(kern, []).append(
                         " ".join(f[2:]).split(","))
                     continue
                 try:
-                    d.add(f[0], f[1], end, float(f[2]))
+                    d.add(f[0], f[1], kern, float(f[2]))
                 except ValueError:
                     pass
             elif tag == "bench-vmstat" and len(f) == 3:
                 vm.setdefault(f[0], {})[f[1]] = int(f[2])
             elif tag == "bench-sample" and len(f) >= 3:
-                key = (end, it, f[0])
+                key = (kern, it, f[0])
                 hdr, rows = d.samples.setdefault(key, ([], []))
                 if f[1] == "header":
                     hdr[:] = f[2:]
@@ -105,15 +196,67 @@ def load(bench):
                     rows.append([int(x) for x in f[1:]])
             elif tag == "bench-counter" and len(f) == 5:
                 try:
-                    d.counters.setdefault((end, it, f[0]), {})[(f[1], f[2])] = (
+                    d.counters.setdefault((kern, it, f[0]), {})[(f[1], f[2])] = (
                         int(f[3]), int(f[4]))
                 except ValueError:
                     pass
+            elif tag == "bench-round" and len(f) >= 3:
+                try:
+                    vals = [int(x) for x in f[2:]]
+                except ValueError:
+                    continue
+                d.rounds.setdefault((kern, f[0]), {}).setdefault(
+                    int(f[1]), []).append(vals)
             elif tag == "bench-raw" and f and f[0] == "stutter":
-                d.raw[end].extend(float(x) for x in f[1:])
+                d.raw[kern].extend(float(x) for x in f[1:])
         for w, c in vm.items():
-            d.vmstat.setdefault(w, {}).setdefault(end, []).append(c)
+            d.vmstat.setdefault(w, {}).setdefault(kern, []).append(c)
+        d.files[kern].append((name, benched))
+    validate(d)
     return d
+
+
+def lrugen_on(value):
+    """Is bit 0 (LRU_GEN_CORE) of an lru_gen/enabled value set?  None when
+    the value is no number."""
+    try:
+        return bool(int(value, 16) & 1)
+    except ValueError:
+        return None
+
+
+def validate(d):
+    """A kernel's column is invalid when its guests did not run what its
+    label says: the release (uname -r) of another kernel, the multi-gen
+    LRU off on mglru, or on on zone and node."""
+    for k in KERNELS:
+        why = []
+        for name, rel in d.release[k]:
+            mglru = "mglru" in rel
+            ok = {"zone": "-nodelru-zone-" in rel,
+                  "node": "-nodelru-node-" in rel and not mglru,
+                  "mglru": "-nodelru-node-" in rel and mglru}[k]
+            if not ok:
+                why.append("raw/%s: the guest ran %s, which is not the %s "
+                           "kernel" % (name, rel, k))
+        for name, w, v in d.lrugen[k]:
+            on = lrugen_on(v)
+            if k == "mglru" and not on:
+                why.append("raw/%s: /sys/kernel/mm/lru_gen/enabled was %s "
+                           "during %s: the multi-gen LRU was not on"
+                           % (name, v, w))
+            elif k != "mglru" and on:
+                why.append("raw/%s: /sys/kernel/mm/lru_gen/enabled was %s "
+                           "during %s: the multi-gen LRU was on in the %s "
+                           "kernel" % (name, v, w, k))
+        if k == "mglru":
+            recorded = {name for name, _, _ in d.lrugen[k]}
+            for name, benched in d.files[k]:
+                if benched and name not in recorded:
+                    why.append("raw/%s: no bench-lrugen record: nothing "
+                               "shows that the multi-gen LRU was on" % name)
+        if why:
+            d.invalid[k] = why
 
 
 def vm_figures(c, elapsed):
@@ -123,6 +266,7 @@ def vm_figures(c, elapsed):
                    k.startswith(prefix + "_"))
     ks, kr = s("pgscan_kswapd"), s("pgsteal_kswapd")
     ds, dr = s("pgscan_direct"), s("pgsteal_direct")
+    refill = c.get("pgrefill", 0)
     el = max(elapsed, 1)
     allocs = {z: c.get("pgalloc_" + z, 0)
               for z in ("dma", "dma32", "normal", "movable")}
@@ -131,6 +275,7 @@ def vm_figures(c, elapsed):
         "swap_ins": c.get("pswpin", 0),
         "swap_outs": c.get("pswpout", 0),
         "allocation_stalls": s("allocstall"),
+        "oom_kills": c.get("oom_kill", 0),
         "kswapd_pages_scanned": ks,
         "kswapd_pages_reclaimed": kr,
         "direct_pages_scanned": ds,
@@ -139,6 +284,9 @@ def vm_figures(c, elapsed):
         "kswapd_velocity": ks / el,
         "direct_efficiency_pct": 100.0 * dr / ds if ds else 100.0,
         "direct_velocity": ds / el,
+        "pages_examined_scan_refill": ks + ds + refill,
+        "reclaimed_per_examined_pct":
+            100.0 * (kr + dr) / (ks + ds + refill) if ks + ds + refill else None,
         "percentage_direct_scans": 100.0 * ds / (ks + ds) if ks + ds else 0.0,
         "pages_skipped_pgskip": s("pgskip"),
         "page_writes_by_reclaim": c.get("nr_vmscan_write", 0),
@@ -146,6 +294,12 @@ def vm_figures(c, elapsed):
         "workingset_refaults": s("workingset_refault"),
         "major_faults": c.get("pgmajfault", 0),
     }
+    for z in ("dma", "dma32", "normal", "movable"):
+        fig["pgskip_" + z] = c.get("pgskip_" + z, 0)
+    for t in ("refault", "activate", "restore"):
+        for lru in ("anon", "file"):
+            k = "workingset_%s_%s" % (t, lru)
+            fig[k] = c.get(k, 0)
     for z, v in allocs.items():
         fig["pgalloc_" + z] = v
         fig["alloc_share_%s_pct" % z] = 100.0 * v / total if total else 0.0
@@ -172,16 +326,34 @@ def fmt(x):
     return "%.2f" % x
 
 
-def compare(z, n):
-    """'node/zone ratio', 'verdict' for two stats dicts."""
-    if not z or not n:
+def compare(base, other, pref=NONE):
+    """Compare OTHER against BASE (two stats dicts): 'ratio ± spread' of
+    other/base and the verdict.  The noise rule: the two means differ by
+    no more than the sum of the two sample standard deviations ("within
+    noise"; "same" for a distribution).  Otherwise the direction: better
+    or worse when the figure has a better direction, else "differs".  The
+    spread of the ratio is propagated from the two relative deviations."""
+    if not base or not other:
         return "-", "missing"
-    ratio = "%.3f" % (n["mean"] / z["mean"]) if z["mean"] else (
-        "=" if n["mean"] == 0 else "inf")
-    if z["n"] < 2 or n["n"] < 2:
+    b, o = base["mean"], other["mean"]
+    if b:
+        r = o / b
+        if o:
+            sd = abs(r) * math.hypot(base["sd"] / b, other["sd"] / o)
+        else:
+            sd = other["sd"] / abs(b)
+        ratio = "%.3f ± %.3f" % (r, sd) if base["n"] > 1 or other["n"] > 1 \
+            else "%.3f" % r
+    else:
+        ratio = "=" if o == 0 else "inf"
+    if base["n"] < 2 or other["n"] < 2:
         return ratio, "n=1, no spread"
-    if abs(n["mean"] - z["mean"]) <= z["sd"] + n["sd"]:
-        return ratio, "within noise"
+    if abs(o - b) <= base["sd"] + other["sd"]:
+        return ratio, "same" if pref == DIST else "within noise"
+    if pref == HIGHER:
+        return ratio, "better" if o > b else "worse"
+    if pref == LOWER:
+        return ratio, "better" if o < b else "worse"
     return ratio, "differs"
 
 
@@ -193,20 +365,80 @@ def cell(st):
     return "%s ± %s" % (fmt(st["mean"]), fmt(st["sd"]))
 
 
-def table(rows):
-    """rows: [(label, zone_vals, node_vals)] -> markdown lines."""
-    out = ["| figure | zone end | node end | node/zone | |",
-           "|---|---|---|---|---|"]
-    tsv = []
-    for label, zv, nv in rows:
-        z, n = stats(zv), stats(nv)
-        if not z and not n:
-            continue
-        ratio, verdict = compare(z, n)
-        out.append("| %s | %s | %s | %s | %s |" % (
-            label, cell(z), cell(n), ratio, verdict))
-        tsv.append((label, z, n, ratio, verdict))
-    return out, tsv
+class Report:
+    """The kernels in the report, the comparisons made, and the tables."""
+
+    def __init__(self, d):
+        self.d = d
+        self.kernels = d.present()
+        self.pairs = [(o, b) for b in BASES if b in self.kernels
+                      for o in self.kernels
+                      if KERNELS.index(o) > KERNELS.index(b)]
+        # node/zone first, then the pairs of mglru
+        self.pairs.sort(key=lambda p: KERNELS.index(p[0]))
+
+    def head(self):
+        return ["figure"] + [k + (" (INVALID)" if k in self.d.invalid else "")
+                             for k in self.kernels] + \
+            ["%s/%s" % p for p in self.pairs]
+
+    def verdicts(self, st, fig):
+        """The ratio cells of one row."""
+        out = []
+        for o, b in self.pairs:
+            if o in self.d.invalid or b in self.d.invalid:
+                out.append(("-", "invalid"))
+                continue
+            if "mglru" in (o, b) and fig.mg == ABSENT:
+                out.append(("-", "n/a: not counted by MGLRU"))
+                continue
+            ratio, verdict = compare(st.get(b), st.get(o), fig.pref)
+            if "mglru" in (o, b) and fig.mg == DAGGER and verdict != "missing":
+                verdict += " †"
+            out.append((ratio, verdict))
+        return out
+
+    def table(self, rows):
+        """rows: [(label, {kernel: [values]}, Fig)] -> markdown lines and
+        headline rows (label, {kernel: stats}, [(ratio, verdict)], Fig)."""
+        h = self.head()
+        out = ["| " + " | ".join(h) + " |", "|" + "---|" * len(h)]
+        tsv = []
+        for label, vals, fig in rows:
+            st = {k: stats(vals.get(k, [])) for k in self.kernels}
+            if not any(st.values()):
+                continue
+            v = self.verdicts(st, fig)
+            cells = ["INVALID" if k in self.d.invalid else cell(st[k])
+                     for k in self.kernels]
+            out.append("| %s | %s |" % (
+                label + (" (TCG)" if fig.tcg else ""),
+                " | ".join(cells + ["%s %s" % x if x[0] != "-" else x[1]
+                                    for x in v])))
+            tsv.append((label, st, v, fig))
+        if not tsv:
+            return ["No figures in `raw/` (not run)."], []
+        return out, tsv
+
+    def plain_table(self, rows):
+        """rows: [(label, {kernel: value}, Fig)], one value per kernel
+        (pooled or single runs): ratios without spread."""
+        h = self.head()
+        out = ["| " + " | ".join(h) + " |", "|" + "---|" * len(h)]
+        for label, vals, fig in rows:
+            cells = ["INVALID" if k in self.d.invalid else fmt(vals.get(k))
+                     for k in self.kernels]
+            rat = []
+            for o, b in self.pairs:
+                x, y = vals.get(o), vals.get(b)
+                if o in self.d.invalid or b in self.d.invalid:
+                    rat.append("invalid")
+                elif x is not None and y:
+                    rat.append("%.3f" % (x / y))
+                else:
+                    rat.append("-")
+            out.append("| %s | %s |" % (label, " | ".join(cells + rat)))
+        return out
 
 
 def best_means(lat):
@@ -243,58 +475,105 @@ def read_meta(bench):
 
 def workload_figures(d):
     """Per-workload vmstat figures, every iteration:
-    workload -> figure -> end -> [values]."""
+    workload -> figure -> kernel -> [values]."""
     vmfig = {}
-    for w, ends in d.vmstat.items():
-        for end, runs in ends.items():
-            el = d.results.get((w, "elapsed_s"), {}).get(end, [])
+    for w, kerns in d.vmstat.items():
+        for kern, runs in kerns.items():
+            el = d.results.get((w, "elapsed_s"), {}).get(kern, [])
             for i, c in enumerate(runs):
                 for k, v in vm_figures(c, el[i] if i < len(el) else 1).items():
                     vmfig.setdefault(w, {}).setdefault(k, {}).setdefault(
-                        end, []).append(v)
+                        kern, []).append(v)
     return vmfig
 
 
 def write_figures(d, vmfig, data):
     """All figures, all iterations, to one TSV."""
     with open(os.path.join(data, "figures.tsv"), "w") as f:
-        f.write("workload\tfigure\tend\titeration\tvalue\n")
-        for (w, m), ends in sorted(d.results.items()):
-            for end, vals in ends.items():
+        f.write("workload\tfigure\tkernel\titeration\tvalue\n")
+        for (w, m), kerns in sorted(d.results.items()):
+            for kern, vals in kerns.items():
                 for i, v in enumerate(vals, 1):
-                    f.write("%s\t%s\t%s\t%d\t%s\n" % (w, m, end, i, v))
+                    f.write("%s\t%s\t%s\t%d\t%s\n" % (w, m, kern, i, v))
         for w, figs in sorted(vmfig.items()):
-            for k, ends in sorted(figs.items()):
-                for end, vals in ends.items():
+            for k, kerns in sorted(figs.items()):
+                for kern, vals in kerns.items():
                     for i, v in enumerate(vals, 1):
-                        f.write("%s\tvm:%s\t%s\t%d\t%s\n" % (w, k, end, i, v))
+                        f.write("%s\tvm:%s\t%s\t%d\t%s\n" % (w, k, kern, i, v))
 
 
-def report_head(d, meta, status):
+def report_head(rep, meta, status):
     """Title, run facts, how to read the tables, and what failed."""
+    d = rep.d
     md = []
-    md.append("# node-lru benchmark: zone end against node end\n")
+    md.append("# node-lru benchmark: %s\n" % ", ".join(
+        {"zone": "zone LRU", "node": "node LRU",
+         "mglru": "multi-gen LRU"}[k] for k in rep.kernels))
     md.append("Generated by `scripts/bench-report.py` from the raw results in "
               "`raw/`; no figure is edited by hand.\n")
+    for k in rep.kernels:
+        if k in d.invalid:
+            md.append("**INVALID: the `%s` column.** Its guests did not run "
+                      "the kernel the label says, so none of its figures is "
+                      "shown or compared:\n" % k)
+            md.extend("- %s" % r for r in d.invalid[k])
+            md.append("")
     md.append("| | |\n|---|---|")
     for k in ("date", "commit", "base", "series", "guest", "host", "qemu",
               "iterations", "elapsed"):
         if k in meta:
             md.append("| %s | %s |" % (k, meta[k]))
-    for end in ENDS:
-        if d.seen[end]:
-            md.append("| %s end, seen in the guest | %s |"
-                      % (end, "; ".join(sorted(d.seen[end]))))
+    for k in rep.kernels:
+        md.append("| `%s` | %s |" % (k, ABOUT[k]))
+    for k in rep.kernels:
+        if d.seen[k]:
+            md.append("| %s, seen in the guest | %s |"
+                      % (k, "; ".join(sorted(d.seen[k]))))
+        vals = sorted({v for _, _, v in d.lrugen[k]})
+        md.append("| %s, /sys/kernel/mm/lru_gen/enabled | %s |" % (
+            k, ", ".join(vals) if vals else
+            "not recorded (runs before the record was added)"))
     md.append("")
     md.append("**Read this first.** The guest runs under QEMU TCG (binary "
               "translation, no KVM): absolute times and throughputs are not "
               "hardware numbers, and TCG's timer and emulated TSC make "
-              "latencies noisy.  Lead with the counts (allocations per zone, "
-              "pages scanned and reclaimed, stalls) and the node/zone ratios. "
-              "Each cell is mean ± sample standard deviation over the "
-              "iterations; *within noise* means the two means differ by no "
-              "more than the sum of the two deviations; with one iteration "
-              "there is no spread to judge by.\n")
+              "latencies noisy; every such figure is marked *(TCG)* or sits "
+              "in a section titled so.  The comparison rests on the counts "
+              "(allocations per zone, pages scanned and reclaimed, stalls, "
+              "swap-ins and swap-outs, OOM kills, and the pages that the "
+              "workloads find in memory or not, counted directly), which "
+              "come first in the summary.\n")
+    md.append("Each cell is mean ± sample standard deviation over the "
+              "iterations.  A column `A/B` is the ratio of A's mean to B's, "
+              "± its spread (the two relative deviations added in "
+              "quadrature), and a word for A against B.  The noise rule: "
+              "*within noise* when the two means differ by no more than the "
+              "sum of the two deviations; with one iteration there is no "
+              "spread to judge by (*n=1, no spread*).  Beyond the noise the "
+              "word gives the direction, per figure as mmtests' compare "
+              "scripts do: *better* or *worse* for A where the figure has a "
+              "better direction (fewer pages scanned per page reclaimed, "
+              "higher throughput, fewer stalls, refaults of hot pages, "
+              "swap-ins and OOM kills, lower latency and fewer cycles; more "
+              "of the hot set surviving), *differs* where it has none (pages "
+              "reclaimed, scan velocity, slab scans), and *differs* or "
+              "*same* for a distribution (the share of allocations per "
+              "zone, the pages per zone).\n")
+    if "mglru" in rep.kernels:
+        md.append("† The multi-gen LRU of 6.1 counts these differently: "
+                  "`pgscan_*` counts only the pages it isolates for eviction "
+                  "(pages it keeps go to `pgrefill`, and its page table "
+                  "walks count nowhere), so its scan and efficiency figures "
+                  "are not the classic LRU's; `workingset_refault_*` counts "
+                  "a refault only while the evicted page's generation is "
+                  "still the oldest, `workingset_restore_*` is its own "
+                  "notion of a stall, and `workingset_activate_*` it never "
+                  "counts (no comparison is made).  "
+                  "`pages_examined_scan_refill` (pgscan + pgrefill) is the "
+                  "closest common measure of scanning.  The counts of pages "
+                  "found in memory (re-read hits, hot set survival, pages in "
+                  "swap, major faults) and pswpin/pswpout mean the same on "
+                  "every kernel.\n")
     bad = [s for s in status if "FAILED" in s or "skipped" in s]
     if bad:
         md.append("Runs that failed or were skipped (their figures are "
@@ -305,37 +584,45 @@ def report_head(d, meta, status):
         d.ktap.items(), key=lambda x: str(x[0])) for ok, _, t in l if not ok]
     if failed_tests:
         md.append("Workloads that did not pass in the guest:\n")
-        md.extend("- %s end, run %s: `%s`" % x for x in failed_tests)
+        md.extend("- %s, run %s: `%s`" % x for x in failed_tests)
         md.append("")
     return md
 
 
-# Each section below returns its report.md lines and its headline rows
-# (label, zone stats, node stats, ratio, verdict), in report order.
+def kvals(f, name, kernels):
+    """{kernel: values} of figure NAME in a workload's figure dict."""
+    return {k: f.get(name, {}).get(k, []) for k in kernels}
 
-def alloc_section(vmfig, bench):
+
+def rvals(d, workload, metric):
+    return d.results.get((workload, metric), {})
+
+
+# Each section below returns its report.md lines and its headline rows
+# (label, {kernel: stats}, [(ratio, verdict)], Fig), in report order.
+
+def alloc_section(rep, vmfig, bench):
     """1. Allocation distribution; writes data/alloc-share.tsv and its plot."""
     md = ["## 1. Allocation distribution (streaming write, pgalloc per zone)\n"]
     rows = []
     f = vmfig.get("alloc", {})
     for z in ("dma", "dma32", "normal", "movable"):
         rows.append(("%s share of allocations (%%)" % z.upper(),
-                     f.get("alloc_share_%s_pct" % z, {}).get("zone", []),
-                     f.get("alloc_share_%s_pct" % z, {}).get("node", [])))
+                     kvals(f, "alloc_share_%s_pct" % z, rep.kernels), Fig(DIST)))
     for z in ("dma", "dma32", "normal"):
-        rows.append(("pgalloc_%s" % z, f.get("pgalloc_" + z, {}).get("zone", []),
-                     f.get("pgalloc_" + z, {}).get("node", [])))
-    t, tsv = table(rows)
+        rows.append(("pgalloc_%s" % z, kvals(f, "pgalloc_" + z, rep.kernels),
+                     Fig(DIST)))
+    t, tsv = rep.table(rows)
     md.extend(t)
     headline = [r for r in tsv if "DMA32 share" in r[0] or "NORMAL share" in r[0]]
     with open(os.path.join(bench, "data", "alloc-share.tsv"), "w") as out:
-        out.write("end\tDMA\tDMA32\tNormal\n")
-        for end in ENDS:
-            vals = [stats(f.get("alloc_share_%s_pct" % z, {}).get(end, []))
+        out.write("kernel\tDMA\tDMA32\tNormal\n")
+        for k in rep.kernels:
+            vals = [stats(f.get("alloc_share_%s_pct" % z, {}).get(k, []))
                     for z in ("dma", "dma32", "normal")]
-            out.write("%s\t%s\n" % (end, "\t".join(
+            out.write("%s\t%s\n" % (k, "\t".join(
                 "%.2f" % (v["mean"] if v else 0) for v in vals)))
-    if gnuplot("""set terminal png size 640,400
+    if rep.kernels and gnuplot("""set terminal png size 640,400
 set output 'plots/alloc-share.png'
 set title 'Share of page allocations per zone (streaming write)'
 set style data histograms
@@ -358,31 +645,32 @@ BONNIE_FIELDS = {9: "SeqOut Char KiB/s", 11: "SeqOut Block KiB/s",
                  34: "RandCreate Read /s", 36: "RandCreate Delete /s"}
 
 
-def bonnie_section(d, vmfig):
+def bonnie_section(rep, vmfig):
     """2. bonnie++: its CSV fields, then vmstat during the run."""
-    sizes = sorted({int(v) for vs in d.results.get(("bonnie", "size_mib"), {}).values()
+    d = rep.d
+    sizes = sorted({int(v) for vs in rvals(d, "bonnie", "size_mib").values()
                     for v in vs})
-    md = ["## 2. bonnie++ (ext4, data set %s MiB)\n" % (
-        "/".join(str(x) for x in sizes) or "?")]
+    md = ["## 2. bonnie++ (ext4, data set %s MiB; throughputs are TCG "
+          "timings)\n" % ("/".join(str(x) for x in sizes) or "?")]
     md.append("Full runs use twice RAM and bonnie++ 2.00's per-character "
               "tests (over its default of 20 MiB); quick runs a smaller set "
               "without them.\n")
     rows = []
     for idx, label in BONNIE_FIELDS.items():
         vals = {}
-        for end in ENDS:
-            for csv in d.bonnie.get(end, []):
+        for k in rep.kernels:
+            for csv in d.bonnie.get(k, []):
                 try:
-                    vals.setdefault(end, []).append(float(csv[idx]))
+                    vals.setdefault(k, []).append(float(csv[idx]))
                 except (IndexError, ValueError):
                     pass    # skipped (quick mode) or "+++++" (too fast)
-        rows.append((label, vals.get("zone", []), vals.get("node", [])))
-    t, tsv = table(rows)
+        rows.append((label, vals, Fig(HIGHER, tcg=True)))
+    t, tsv = rep.table(rows)
     md.extend(t)
     headline = [r for r in tsv if r[0] in ("SeqOut Block KiB/s",
                                            "SeqIn Block KiB/s")]
     md.append("\nvmstat during bonnie++:\n")
-    t, tsv = vm_table(vmfig.get("bonnie", {}))
+    t, tsv = vm_table(rep, vmfig.get("bonnie", {}))
     md.extend(t)
     headline += [("bonnie " + r[0], *r[1:]) for r in tsv
                  if r[0] in ("allocation_stalls", "kswapd_efficiency_pct")]
@@ -390,106 +678,112 @@ def bonnie_section(d, vmfig):
     return md, headline
 
 
-def stutter_section(d, vmfig, bench):
+def stutter_section(rep, vmfig, bench):
     """3. stutter: latency percentiles, best-N% means, vmstat, plots and
     the per-zone LRU pages when it ended."""
-    md = ["## 3. stutter (anon hog + file copy + mmap latency probe)\n"]
+    d = rep.d
+    md = ["## 3. stutter (anon hog + file copy + mmap latency probe; "
+          "latencies are TCG timings)\n"]
     rows = []
     for m in ("min", "p25", "p50", "p75", "p90", "p93", "p95", "p99",
               "max", "mean"):
-        r = d.results.get(("stutter", "lat_%s_us" % m), {})
-        rows.append(("mmap latency %s (us)" % m, r.get("zone", []),
-                     r.get("node", [])))
-    t, tsv = table(rows)
+        rows.append(("mmap latency %s (us)" % m,
+                     rvals(d, "stutter", "lat_%s_us" % m), Fig(LOWER, tcg=True)))
+    t, tsv = rep.table(rows)
     md.extend(t)
     headline = [r for r in tsv if r[0] in ("mmap latency p50 (us)",
                                            "mmap latency p99 (us)",
                                            "mmap latency max (us)")]
-    bm = {e: best_means(d.raw[e]) for e in ENDS}
-    md.append("\nBest-N%% means over all samples of all iterations "
-              "(zone: %d samples, node: %d):\n" % (len(d.raw["zone"]),
-                                                   len(d.raw["node"])))
-    md.append("| figure (us) | zone end | node end | node/zone |\n|---|---|---|---|")
-    for k in bm["zone"]:
-        z, n = bm["zone"][k], bm["node"][k]
-        md.append("| %s | %s | %s | %s |" % (
-            k, fmt(z), fmt(n), "%.3f" % (n / z) if z and n else "-"))
+    bm = {k: best_means(d.raw[k]) for k in rep.kernels}
+    md.append("\nBest-N%% means over all samples of all iterations (%s; "
+              "pooled, so no spread):\n" % ", ".join(
+                  "%s: %d samples" % (k, len(d.raw[k])) for k in rep.kernels))
+    keys = list(best_means([]))
+    md.extend(rep.plain_table([(k + " (us, TCG)",
+                                {e: bm[e][k] for e in rep.kernels}, Fig(LOWER))
+                               for k in keys]))
     md.append("\nvmstat during stutter:\n")
-    t, tsv = vm_table(vmfig.get("stutter", {}))
+    t, tsv = vm_table(rep, vmfig.get("stutter", {}))
     md.extend(t)
     headline += [("stutter " + r[0], *r[1:]) for r in tsv if r[0] in (
         "kswapd_efficiency_pct", "direct_velocity", "allocation_stalls",
         "page_writes_by_reclaim")]
-    md += stutter_plots(d, bench)
+    md += stutter_plots(rep, bench)
     md.append("")
-    md += zone_lru_table(d, "stutter")
+    md += zone_lru_table(rep, "stutter")
     return md, headline
 
 
-def stutter_plots(d, bench):
-    """The latency CDF and, from the first iteration of each end, the scan
-    rates over time: data/*.tsv and their plots."""
+def stutter_plots(rep, bench):
+    """The latency CDF and, from the first iteration of each kernel, the
+    scan rates over time: data/*.tsv and their plots."""
+    d = rep.d
     md = []
     data = os.path.join(bench, "data")
-    for end in ENDS:
-        s = sorted(d.raw[end])
-        with open(os.path.join(data, "stutter-cdf-%s.tsv" % end), "w") as out:
+    cdf = []
+    for k in rep.kernels:
+        s = sorted(d.raw[k])
+        if not s:
+            continue
+        with open(os.path.join(data, "stutter-cdf-%s.tsv" % k), "w") as out:
             for i, v in enumerate(s, 1):
                 out.write("%s\t%.5f\n" % (v, i / len(s)))
-    if d.raw["zone"] and d.raw["node"] and gnuplot("""set terminal png size 640,400
+        cdf.append(k)
+    if len(cdf) >= 2 and gnuplot("""set terminal png size 640,400
 set output 'plots/stutter-cdf.png'
 set title 'stutter: mmap+touch latency of 4 MiB, CDF'
 set logscale x
 set xlabel 'latency (us, TCG)'
 set ylabel 'fraction of samples'
 set key bottom right
-plot 'data/stutter-cdf-zone.tsv' using 1:2 with lines title 'zone end', \\
-     'data/stutter-cdf-node.tsv' using 1:2 with lines title 'node end'
-""", bench):
+plot %s
+""" % ", \\\n     ".join("'data/stutter-cdf-%s.tsv' using 1:2 with lines title '%s'"
+                        % (k, k) for k in cdf), bench):
         md.append("\n![stutter latency CDF](plots/stutter-cdf.png)\n")
-    # scan rates over time, first iteration of each end
+    # scan rates over time, first iteration of each kernel
     plotted = []
-    for end in ENDS:
-        key = (end, 1, "stutter")
+    for k in rep.kernels:
+        key = (k, 1, "stutter")
         if key not in d.samples:
             continue
         hdr, rows = d.samples[key]
         if not hdr or len(rows) < 2:
             continue
         ik, idd = hdr.index("pgscan_kswapd") + 1, hdr.index("pgscan_direct") + 1
-        with open(os.path.join(data, "scan-rate-%s.tsv" % end), "w") as out:
+        with open(os.path.join(data, "scan-rate-%s.tsv" % k), "w") as out:
             out.write("t\tkswapd\tdirect\n")
             for a, b in zip(rows, rows[1:]):
                 out.write("%d\t%d\t%d\n" % (b[0], b[ik] - a[ik], b[idd] - a[idd]))
-        plotted.append(end)
-    if len(plotted) == 2 and gnuplot("""set terminal png size 800,400
+        plotted.append(k)
+    if len(plotted) >= 2 and gnuplot("""set terminal png size 800,400
 set output 'plots/scan-rates.png'
-set title 'stutter, first iteration: pages scanned per second'
+set title 'stutter, first iteration: pages scanned per second (TCG seconds)'
 set xlabel 'seconds'
 set ylabel 'pages/s'
-plot 'data/scan-rate-zone.tsv' using 1:2 with lines title 'zone kswapd', \\
-     'data/scan-rate-zone.tsv' using 1:3 with lines title 'zone direct', \\
-     'data/scan-rate-node.tsv' using 1:2 with lines title 'node kswapd', \\
-     'data/scan-rate-node.tsv' using 1:3 with lines title 'node direct'
-""", bench):
+plot %s
+""" % ", \\\n     ".join(
+            "'data/scan-rate-%s.tsv' using 1:%d with lines title '%s %s'"
+            % (k, col, k, what) for k in plotted
+            for col, what in ((2, "kswapd"), (3, "direct"))), bench):
         md.append("\n![scan rates](plots/scan-rates.png)\n")
     return md
 
 
-def pagealloc_section(d):
+def pagealloc_section(rep):
     """4. Page allocator microbenchmark, orders 0 and 1, batches 1 to 16384."""
+    d = rep.d
     md = ["## 4. Page allocator microbenchmark (cycles per page, "
-          "minimum over the loops)\n"]
+          "minimum over the loops; TCG cycles)\n"]
     rows = []
     for order in (0, 1):
         b = 1
         while b <= 16384:
-            r = d.results.get(("pagealloc", "odr%d-%d_total" % (order, b)), {})
+            r = rvals(d, "pagealloc", "odr%d-%d_total" % (order, b))
             if r:
-                rows.append(("total-odr%d-%d" % (order, b), r.get("zone", []),
-                             r.get("node", [])))
+                rows.append(("total-odr%d-%d" % (order, b), r,
+                             Fig(LOWER, tcg=True)))
             b *= 2
-    t, tsv = table(rows)
+    t, tsv = rep.table(rows)
     md.extend(t)
     headline = [r for r in tsv if r[0] in ("total-odr0-1", "total-odr0-64",
                                            "total-odr0-16384")]
@@ -497,28 +791,35 @@ def pagealloc_section(d):
     return md, headline
 
 
-def fio_section(d, vmfig):
+def fio_section(rep, vmfig):
     """5. fio throughput, then vmstat during the run."""
-    md = ["## 5. Streaming I/O throughput (fio, buffered 4 KiB, KiB/s)\n"]
+    d = rep.d
+    md = ["## 5. Streaming I/O throughput (fio, buffered 4 KiB, KiB/s; TCG "
+          "timings)\n"]
     rows = []
     for jobs in (1, 2, 4):
         for rw in ("write", "read", "randwrite", "randread"):
-            r = d.results.get(("fio", "%s-%d_kibps" % (rw, jobs)), {})
             rows.append(("%s %d job%s" % (rw, jobs, "s" if jobs > 1 else ""),
-                         r.get("zone", []), r.get("node", [])))
-    t, tsv = table(rows)
+                         rvals(d, "fio", "%s-%d_kibps" % (rw, jobs)),
+                         Fig(HIGHER, tcg=True)))
+    t, tsv = rep.table(rows)
     md.extend(t)
     headline = [("fio " + r[0], *r[1:]) for r in tsv
                 if r[0] in ("read 1 job", "write 1 job")]
     md.append("\nvmstat during fio:\n")
-    t, _ = vm_table(vmfig.get("fio", {}))
+    t, _ = vm_table(rep, vmfig.get("fio", {}))
     md.extend(t)
     md.append("")
     return md, headline
 
 
-def lockstat_section(d):
+LOCK_PREF = {"contentions": Fig(LOWER), "waittime_total_us": Fig(LOWER, tcg=True),
+             "acquisitions": Fig(NONE), "holdtime_total_us": Fig(NONE, tcg=True)}
+
+
+def lockstat_section(rep):
     """6. LRU lock contention from the lockstat run; no headline rows."""
+    d = rep.d
     md = ["## 6. LRU lock contention (debug kernels with LOCK_STAT, a "
           "separate run: not comparable with the timings above)\n"]
     lock = [(w, m) for (w, m) in d.results if w == "lockstat" and
@@ -528,40 +829,258 @@ def lockstat_section(d):
         byfig, classes = {}, {}
         for w, m in lock:
             cls, fig = re.match(r"^(.*lru_lock)_(.*)$", m).groups()
-            for end, vals in d.results[(w, m)].items():
-                byfig.setdefault(fig, {})[end] = vals[0]
-                classes.setdefault(end, set()).add(cls)
-        md.append("| figure | zone end | node end | node/zone |\n|---|---|---|---|")
-        md.append("| lock class | %s | %s | |" % tuple(
-            ", ".join("`%s`" % c for c in sorted(classes.get(e, []))) or "-"
-            for e in ENDS))
-        for fig in sorted(byfig):
-            z, n = byfig[fig].get("zone"), byfig[fig].get("node")
-            md.append("| %s | %s | %s | %s |" % (
-                fig, fmt(z), fmt(n), "%.3f" % (n / z) if z and n else "-"))
-        md.append("\nThe zone end has one lock per node (`&pgdat->lru_lock`), "
-                  "the node end one per lruvec (`&lruvec->lru_lock`): on a "
-                  "one-node guest without memcgs in use the two are the same "
-                  "number of locks, so this shows the lock in use and its "
-                  "traffic, not a scaling difference.")
+            for kern, vals in d.results[(w, m)].items():
+                byfig.setdefault(fig, {})[kern] = vals[0]
+                classes.setdefault(kern, set()).add(cls)
+        t = rep.plain_table([(fig + (" (TCG)" if LOCK_PREF.get(
+            fig, Fig(NONE)).tcg else ""), byfig[fig], LOCK_PREF.get(fig, Fig(NONE)))
+            for fig in sorted(byfig)])
+        md.append(t[0])
+        md.append(t[1])
+        md.append("| lock class | %s |" % " | ".join(
+            [", ".join("`%s`" % c for c in sorted(classes.get(k, []))) or "-"
+             for k in rep.kernels] + [""] * len(rep.pairs)))
+        md.extend(t[2:])
+        md.append("\nOne run per kernel: ratios without spread.  The zone "
+                  "end has one lock per node (`&pgdat->lru_lock`), the node "
+                  "end and the multi-gen LRU one per lruvec "
+                  "(`&lruvec->lru_lock`): on a one-node guest without memcgs "
+                  "in use the two are the same number of locks, so this shows "
+                  "the lock in use and its traffic, not a scaling difference.")
     else:
         md.append("Not run (see the status above).")
     md.append("")
     return md, []
 
 
-def headline_text(meta, headline):
-    """headline.md: plain text for the cover letter."""
+def reread_section(rep, vmfig):
+    """7. A file re-read larger than RAM: hits per pass, workingset."""
+    d = rep.d
+    md = ["## 7. File re-read larger than RAM (sparse file of 13/10 RAM, "
+          "read twice)\n"]
+    md.append("`passN_hit_pages`: pages of the file found in the page cache "
+              "right before each read (mincore(), the same count on every "
+              "kernel); pass 1 starts with none.  In pass 2 a hit is a page "
+              "that survived the first pass.\n")
+    rows = []
+    for p in (1, 2):
+        for m, fig in (("hit_pct", Fig(HIGHER)), ("hit_pages", Fig(HIGHER)),
+                       ("miss_pages", Fig(LOWER)),
+                       ("workingset_refault_file", VM_FIGS["workingset_refault_file"]),
+                       ("workingset_activate_file", VM_FIGS["workingset_activate_file"]),
+                       ("workingset_restore_file", VM_FIGS["workingset_restore_file"]),
+                       ("pgscan_kswapd", Fig(LOWER, DAGGER)),
+                       ("pgscan_direct", Fig(LOWER, DAGGER)),
+                       ("pgsteal_kswapd", Fig(NONE)),
+                       ("pgsteal_direct", Fig(LOWER)),
+                       ("pgrefill", Fig(NONE, DAGGER)),
+                       ("s", Fig(LOWER, tcg=True))):
+            name = "pass%d_%s" % (p, m)
+            r = rvals(d, "reread", name)
+            if r:
+                rows.append((name, r, fig))
+    if not rows:
+        return md + ["Not run (no figures in `raw/`).", ""], []
+    t, tsv = rep.table(rows)
+    md.extend(t)
+    headline = [("reread " + r[0], *r[1:]) for r in tsv
+                if r[0] in ("pass2_hit_pct", "pass2_workingset_refault_file")]
+    md.append("\nvmstat during the whole workload:\n")
+    t, _ = vm_table(rep, vmfig.get("reread", {}))
+    md.extend(t)
+    md.append("")
+    return md, headline
+
+
+def anon_section(rep, vmfig):
+    """8. An anon set larger than RAM, touched twice: swap traffic."""
+    d = rep.d
+    md = ["## 8. Anon working set larger than RAM (5/4 of RAM, filled, then "
+          "every word read back)\n"]
+    md.append("`pass1_swapped_pages`: pages in swap after the fill "
+              "(/proc/self/pagemap); pass 2 reads them back (`pass2_majflt`: "
+              "the process's major faults).  `pages_verified` must equal "
+              "`pages`: nothing lost.\n")
+    rows = []
+    for name, fig in (("pages", Fig(NONE)), ("pages_verified", Fig(NONE)),
+                      ("pass1_swapped_pages", Fig(LOWER)),
+                      ("pass1_resident_pages", Fig(HIGHER)),
+                      ("pass1_pswpout", Fig(LOWER)),
+                      ("pass2_pswpin", Fig(LOWER)),
+                      ("pass2_majflt", Fig(LOWER)),
+                      ("pass1_workingset_refault_anon",
+                       VM_FIGS["workingset_refault_anon"]),
+                      ("pass2_workingset_refault_anon",
+                       VM_FIGS["workingset_refault_anon"]),
+                      ("pass2_workingset_activate_anon",
+                       VM_FIGS["workingset_activate_anon"]),
+                      ("pass1_pgscan_kswapd", Fig(LOWER, DAGGER)),
+                      ("pass1_pgscan_direct", Fig(LOWER, DAGGER)),
+                      ("pass1_pgsteal_kswapd", Fig(NONE)),
+                      ("pass1_pgsteal_direct", Fig(LOWER)),
+                      ("pass1_oom_kill", Fig(LOWER)),
+                      ("pass2_oom_kill", Fig(LOWER)),
+                      ("pass1_s", Fig(LOWER, tcg=True)),
+                      ("pass2_s", Fig(LOWER, tcg=True))):
+        r = rvals(d, "anon", name)
+        if r:
+            rows.append((name, r, fig))
+    if not rows:
+        return md + ["Not run (no figures in `raw/`).", ""], []
+    t, tsv = rep.table(rows)
+    md.extend(t)
+    headline = [("anon " + r[0], *r[1:]) for r in tsv
+                if r[0] in ("pass1_pswpout", "pass2_pswpin")]
+    md.append("\nvmstat during the whole workload:\n")
+    t, _ = vm_table(rep, vmfig.get("anon", {}))
+    md.extend(t)
+    md.append("")
+    return md, headline
+
+
+def hotcold_section(rep, vmfig, bench):
+    """9. Hot set and cold stream: how much of the hot set survives."""
+    d = rep.d
+    md = ["## 9. Hot set and cold stream (hot: 2/5 of RAM, half anon, half "
+          "file, used again after each 1/16 of a cold file of 3/2 RAM)\n"]
+    md.append("Counted page by page before each use of the hot set: "
+              "`hot_file_missing_pages` (mincore()) and "
+              "`hot_anon_swapped_pages` (/proc/self/pagemap), summed over the "
+              "rounds; `hot_survival_pct` is the share of the hot set found in "
+              "memory, over all rounds.  During each use: "
+              "`hot_file_reread_pages` (pages of the hot file read in again) "
+              "and `hot_anon_majflt` (swap-ins).\n")
+    rows = []
+    for name, fig in (("hot_survival_pct", Fig(HIGHER)),
+                      ("hot_file_survival_pct", Fig(HIGHER)),
+                      ("hot_anon_survival_pct", Fig(HIGHER)),
+                      ("worst_round_survival_pct", Fig(HIGHER)),
+                      ("hot_file_missing_pages", Fig(LOWER)),
+                      ("hot_anon_swapped_pages", Fig(LOWER)),
+                      ("hot_file_reread_pages", Fig(LOWER)),
+                      ("hot_anon_majflt", Fig(LOWER)),
+                      ("rounds_workingset_refault_file",
+                       VM_FIGS["workingset_refault_file"]),
+                      ("rounds_workingset_refault_anon",
+                       VM_FIGS["workingset_refault_anon"]),
+                      ("rounds_workingset_activate_file",
+                       VM_FIGS["workingset_activate_file"]),
+                      ("rounds_pswpin", Fig(LOWER)),
+                      ("rounds_pswpout", Fig(LOWER)),
+                      ("rounds_pgscan_kswapd", Fig(LOWER, DAGGER)),
+                      ("rounds_pgscan_direct", Fig(LOWER, DAGGER)),
+                      ("rounds_oom_kill", Fig(LOWER)),
+                      ("pages_verified", Fig(NONE)),
+                      ("rounds_s", Fig(LOWER, tcg=True))):
+        r = rvals(d, "hotcold", name)
+        if r:
+            rows.append((name, r, fig))
+    if not rows:
+        return md + ["Not run (no figures in `raw/`).", ""], []
+    t, tsv = rep.table(rows)
+    md.extend(t)
+    headline = [("hotcold " + r[0], *r[1:]) for r in tsv
+                if r[0] in ("hot_survival_pct", "hot_file_reread_pages",
+                            "hot_anon_majflt")]
+    md += hotcold_plot(rep, bench)
+    md.append("\nvmstat during the whole workload:\n")
+    t, _ = vm_table(rep, vmfig.get("hotcold", {}))
+    md.extend(t)
+    md.append("")
+    return md, headline
+
+
+def hotcold_plot(rep, bench):
+    """Survival of the hot set per round, mean over the iterations."""
+    d = rep.d
+    plotted = []
+    for k in rep.kernels:
+        rounds = d.rounds.get((k, "hotcold"), {})
+        if not rounds:
+            continue
+        with open(os.path.join(bench, "data", "hotcold-rounds-%s.tsv" % k),
+                  "w") as out:
+            out.write("round\thot_survival_pct\tfile_missing\tanon_swapped\n")
+            for r in sorted(rounds):
+                v = [x for x in rounds[r] if len(x) == 4 and x[1] + x[3]]
+                if not v:
+                    continue
+                surv = statistics.fmean(
+                    100.0 * (x[1] + x[3] - x[0] - x[2]) / (x[1] + x[3])
+                    for x in v)
+                out.write("%d\t%.3f\t%.1f\t%.1f\n" % (
+                    r, surv, statistics.fmean(x[0] for x in v),
+                    statistics.fmean(x[2] for x in v)))
+        plotted.append(k)
+    if plotted and gnuplot("""set terminal png size 640,400
+set output 'plots/hotcold-survival.png'
+set title 'Hot set found in memory before each use (mean over iterations)'
+set xlabel 'round (1/16 of the cold stream each)'
+set ylabel 'percent of the hot set'
+set yrange [0:105]
+set key bottom left
+plot %s
+""" % ", \\\n     ".join(
+            "'data/hotcold-rounds-%s.tsv' using 1:2 with linespoints title '%s'"
+            % (k, k) for k in plotted), bench):
+        return ["\n![hot set survival](plots/hotcold-survival.png)\n"]
+    return []
+
+
+def headline_text(rep, meta, headline):
+    """headline.md: plain text for the cover letter; the counts first,
+    then the TCG timings."""
+    d = rep.d
     hl = ["Measured with `make bench` (%s, %s iteration(s), guest %s)."
           % (meta.get("commit", "?"), meta.get("iterations", "?"),
              meta.get("guest", "?")),
-          "QEMU TCG: counts and ratios matter, absolute times do not.", "",
-          "%-34s %16s %16s %9s  %s" % ("", "zone end", "node end",
-                                       "node/zone", "")]
-    for label, z, n, ratio, verdict in headline:
-        hl.append("%-34s %16s %16s %9s  %s" % (label[:34], cell(z), cell(n),
-                                               ratio, verdict))
+          "Kernels: %s." % "; ".join("%s = %s" % (k, ABOUT[k])
+                                     for k in rep.kernels),
+          "QEMU TCG: counts and ratios matter, absolute times do not."]
+    for k in rep.kernels:
+        if k in d.invalid:
+            hl.append("INVALID: the %s column (its guests did not run the %s "
+                      "kernel; see report.md)." % (k, k))
+    if any(r[3].mg == DAGGER for r in headline) and "mglru" in rep.kernels:
+        hl.append("†: counted differently by the multi-gen LRU (report.md "
+                  "says how).")
+    hl.append("")
+    fmt_row = "%-40s" + " %16s" * len(rep.kernels) + " %30s" * len(rep.pairs)
+    head = fmt_row % tuple([""] + list(rep.kernels) +
+                           ["%-14s" % ("%s/%s" % p) for p in rep.pairs])
+    for title, tcg in (("Counts (independent of TCG timing):", False),
+                       ("TCG timings (not hardware numbers):", True)):
+        rows = [r for r in headline if r[3].tcg == tcg]
+        if not rows:
+            continue
+        hl += [title, head.rstrip()]
+        for label, st, v, fig in rows:
+            hl.append((fmt_row % tuple(
+                [label[:40]] + ["INVALID" if k in d.invalid else cell(st[k])
+                                for k in rep.kernels] +
+                ["%15s %-14s" % x for x in v])).rstrip())
+        hl.append("")
     return hl
+
+
+def summary_section(rep, headline):
+    """The headline rows as the report's first table: counts, then the
+    TCG timings."""
+    md = ["## Summary\n"]
+    h = rep.head()
+    for title, tcg in (("Counts (independent of TCG timing):", False),
+                       ("TCG timings (not hardware numbers):", True)):
+        rows = [r for r in headline if r[3].tcg == tcg]
+        if not rows:
+            continue
+        md += [title + "\n", "| " + " | ".join(h) + " |", "|" + "---|" * len(h)]
+        for label, st, v, fig in rows:
+            md.append("| %s | %s |" % (label, " | ".join(
+                ["INVALID" if k in rep.d.invalid else cell(st[k])
+                 for k in rep.kernels] +
+                ["%s %s" % x if x[0] != "-" else x[1] for x in v])))
+        md.append("")
+    return md
 
 
 def main():
@@ -569,6 +1088,7 @@ def main():
         sys.exit("usage: bench-report.py BENCH-DIR")
     bench = sys.argv[1]
     d = load(bench)
+    rep = Report(d)
     data = os.path.join(bench, "data")
     os.makedirs(data, exist_ok=True)
     os.makedirs(os.path.join(bench, "plots"), exist_ok=True)
@@ -577,75 +1097,78 @@ def main():
     write_counters(d, data)
     write_figures(d, vmfig, data)
 
-    md = report_head(d, meta, status)
+    md = report_head(rep, meta, status)
+    body = []
     headline = []
-    for lines, rows in (alloc_section(vmfig, bench),
-                        bonnie_section(d, vmfig),
-                        stutter_section(d, vmfig, bench),
-                        pagealloc_section(d),
-                        fio_section(d, vmfig),
-                        lockstat_section(d)):
-        md += lines
+    for lines, rows in (alloc_section(rep, vmfig, bench),
+                        bonnie_section(rep, vmfig),
+                        stutter_section(rep, vmfig, bench),
+                        pagealloc_section(rep),
+                        fio_section(rep, vmfig),
+                        lockstat_section(rep),
+                        reread_section(rep, vmfig),
+                        anon_section(rep, vmfig),
+                        hotcold_section(rep, vmfig, bench)):
+        body += lines
         headline += rows
+    md += summary_section(rep, headline) + body
     with open(os.path.join(bench, "report.md"), "w") as out:
         out.write("\n".join(md) + "\n")
 
-    hl = headline_text(meta, headline)
+    hl = headline_text(rep, meta, headline)
     with open(os.path.join(bench, "headline.md"), "w") as out:
         out.write("\n".join(hl) + "\n")
     print("\n".join(hl))
+    if d.invalid:
+        for k, why in d.invalid.items():
+            sys.stderr.write("bench-report: INVALID: the %s column: %s\n"
+                             % (k, "; ".join(why)))
+        sys.exit(2)
 
 
 def write_counters(d, data):
     """Every per-node and per-zone counter, before and after."""
     with open(os.path.join(data, "counters.tsv"), "w") as out:
-        out.write("end\titer\tworkload\tscope\tcounter\tbefore\tafter\n")
-        for (end, it, w), c in sorted(d.counters.items()):
+        out.write("kernel\titer\tworkload\tscope\tcounter\tbefore\tafter\n")
+        for (kern, it, w), c in sorted(d.counters.items()):
             for (scope, name), (b, a) in sorted(c.items()):
                 out.write("%s\t%s\t%s\t%s\t%s\t%d\t%d\n" % (
-                    end, it, w, scope, name, b, a))
+                    kern, it, w, scope, name, b, a))
 
 
 LRU_ZONE = ("nr_zone_inactive_anon", "nr_zone_active_anon",
             "nr_zone_inactive_file", "nr_zone_active_file", "nr_free_pages")
 
 
-def zone_lru_table(d, workload):
+def zone_lru_table(rep, workload):
     """LRU and free pages per zone when the workload ended (zoneinfo)."""
-    cells = {}   # (scope, counter) -> end -> [after]
-    for (end, it, w), c in d.counters.items():
+    cells = {}   # (scope, counter) -> kernel -> [after]
+    for (kern, it, w), c in rep.d.counters.items():
         if w != workload or it == 0:
             continue
         for (scope, name), (_, a) in c.items():
             if "/" in scope and name in LRU_ZONE:
-                cells.setdefault((scope, name), {}).setdefault(end, []).append(a)
+                cells.setdefault((scope, name), {}).setdefault(kern, []).append(a)
     if not cells:
         return []
     rows = []
     for scope in sorted({k[0] for k in cells}):
         for name in LRU_ZONE:
             if (scope, name) in cells:
-                v = cells[(scope, name)]
-                rows.append(("%s %s" % (scope, name),
-                             v.get("zone", []), v.get("node", [])))
-    t, _ = table(rows)
+                rows.append(("%s %s" % (scope, name), cells[(scope, name)],
+                             Fig(DIST)))
+    t, _ = rep.table(rows)
     return ["Per-zone pages when %s ended (/proc/zoneinfo, pages; every "
             "counter, per node too, before and after each workload, is in "
-            "`data/counters.tsv`):\n" % workload] + t + [""]
+            "`data/counters.tsv`; under the multi-gen LRU the pages of its two "
+            "youngest generations count as active, the older ones as "
+            "inactive):\n" % workload] + t + [""]
 
 
-def vm_table(figs):
-    order = ["swap_ins", "swap_outs", "allocation_stalls",
-             "kswapd_pages_scanned", "kswapd_pages_reclaimed",
-             "direct_pages_scanned", "direct_pages_reclaimed",
-             "kswapd_efficiency_pct", "kswapd_velocity",
-             "direct_efficiency_pct", "direct_velocity",
-             "percentage_direct_scans", "pages_skipped_pgskip",
-             "page_writes_by_reclaim", "slabs_scanned",
-             "workingset_refaults", "major_faults"]
-    rows = [(k, figs.get(k, {}).get("zone", []), figs.get(k, {}).get("node", []))
-            for k in order]
-    return table(rows)
+def vm_table(rep, figs):
+    rows = [(k, {e: figs.get(k, {}).get(e, []) for e in rep.kernels},
+             VM_FIGS[k]) for k in VM_ORDER]
+    return rep.table(rows)
 
 
 if __name__ == "__main__":

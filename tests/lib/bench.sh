@@ -8,7 +8,14 @@
 #                                           every /proc/zoneinfo counter;
 #                                           SCOPE is nodeN (per-node stats) or
 #                                           nodeN/ZONE (per-zone)
-# which the host (scripts/bench-report.sh) reads from the KTAP stream.
+#   bench-round: WORKLOAD ROUND VALUES...   per-round counts (hot-cold.c)
+#   bench-lrugen: WORKLOAD VALUE            /sys/kernel/mm/lru_gen/enabled when
+#                                           the workload began (0x0007: the
+#                                           multi-gen LRU on), or "absent"
+# which the host (scripts/bench-report.py) reads from the KTAP stream.  The
+# report refuses a kernel whose runs say the wrong thing here: the mglru
+# kernel must have bit 0 (LRU_GEN_CORE) set in every workload, the zone and
+# node kernels must not.
 
 # Quick mode (make bench QUICK=1): smaller sizes, shorter runs.
 bench_quick() { [ "${NODELRU_QUICK:-0}" = 1 ]; }
@@ -29,10 +36,65 @@ bench_fine_clock() {
 
 mem_kb() { awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo; }
 
+# The multi-gen LRU's state: the enabled mask, or "absent" when the kernel
+# has no CONFIG_LRU_GEN.
+bench_lrugen() {
+	if [ -r /sys/kernel/mm/lru_gen/enabled ]; then
+		cat /sys/kernel/mm/lru_gen/enabled
+	else
+		echo absent
+	fi
+}
+
+# bench_ram_kb: the memory the workloads of tests/bench-{reread,anon,hotcold}.sh
+# take their sizes from, the same on every kernel: MemTotal, or in quick
+# mode a quarter of it (bench_shrink holds the rest).
+bench_ram_kb() {
+	if bench_quick; then
+		echo $(($(mem_kb) / 4))
+	else
+		mem_kb
+	fi
+}
+
+# bench_shrink: in quick mode, make the guest a machine of a quarter of
+# its size, so that a short run keeps the ratios of the full one (a set
+# larger than RAM still is): caches dropped, then mlock-hog holds all but
+# MemTotal/4 of MemFree in mlocked huge pages (cheap to fault, never
+# reclaimed); bench_unshrink (or the test's end: mlock-hog dies with its
+# parent) gives it back.  Does nothing in full mode.
+bench_shrink() {
+	bench_quick || return 0
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	_leave=$(($(bench_ram_kb) / 1024))
+	mlock-hog "$_leave" >/tmp/bench.hog 2>&1 &
+	bench_hog=$!
+	_i=0
+	until grep -q '^held ' /tmp/bench.hog; do
+		kill -0 "$bench_hog" 2>/dev/null ||
+			{ echo "FAIL: expected mlock-hog to hold all but $_leave MiB of MemFree, saw: $(cat /tmp/bench.hog)"; return 1; }
+		_i=$((_i + 1))
+		[ "$_i" -le 300 ] || { echo "FAIL: mlock-hog did not hold memory within 300 s"; return 1; }
+		sleep 1
+	done
+	echo "quick mode: mlock-hog $(cat /tmp/bench.hog); the workload has $_leave MiB (MemTotal/4)"
+}
+
+bench_unshrink() {
+	[ -n "${bench_hog:-}" ] || return 0
+	kill "$bench_hog" 2>/dev/null || true
+	wait "$bench_hog" 2>/dev/null || true
+	bench_hog=
+	rm -f /tmp/bench.hog
+}
+
 BENCH_SAMPLED="pgscan_kswapd pgscan_direct pgsteal_kswapd pgsteal_direct pswpin pswpout allocstall_dma32 allocstall_normal allocstall_movable"
 
-# bench_begin NAME: snapshot /proc/vmstat and start the 1 Hz sampler.
+# bench_begin NAME: record the multi-gen LRU's state, snapshot /proc/vmstat
+# and start the 1 Hz sampler.
 bench_begin() {
+	echo "bench-lrugen: $1 $(bench_lrugen)"
 	sync
 	cp /proc/vmstat "/tmp/bench.$1.before"
 	cp /proc/zoneinfo "/tmp/bench.$1.zoneinfo"
