@@ -42,7 +42,8 @@ check_settings TOPOS ACCEL MEM SMP KERNELS
 # The kernels, always in this order (KERNELS only selects).
 kernels=()
 for k in zone node mglru; do
-	[[ " ${KERNELS:-zone node mglru} " == *" $k "* ]] && kernels+=("$k")
+	k_all=${KERNELS:-zone node mglru}
+	[[ " ${k_all//,/ } " != *" $k "* ]] || kernels+=("$k")
 done
 # step_of LABEL / flavor_of LABEL FLAVOR: what builds the kernel a label
 # names (mglru: the node end with configs/mglru.config on top).
@@ -180,8 +181,8 @@ esac
 msg time "$(($(date +%s) - t0)) s in all: kernel builds $build_s s, guest runs $run_s s"
 msg report "$out/report.md"
 if [ "$failed" = 1 ] || grep -q FAILED "$status"; then
-	grep FAILED "$status" | sed 's/^/  /' >&2
-	die "some bench runs failed; the report covers what ran"
+	grep -E 'FAILED|INVALID' "$status" | sed 's/^/  /' >&2
+	die "some bench runs failed or the report marks a kernel invalid; the report covers what ran"
 fi
 exit 0
 }
