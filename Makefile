@@ -27,7 +27,8 @@ export NODELRU_BASE_NOTED := 1
 
 help:
 	@echo 'node-lru targets:'
-	@echo '  qemu-test         apply, build, boot and test both ends (STEP=zone|node|N for one)'
+	@echo '  qemu-test         apply, build, boot and test both ends (STEP=zone|node|N for one;'
+	@echo '                    MGLRU=1 adds the node end with the multi-gen LRU, node-debug+mglru)'
 	@echo '  check             static checks, host tests, both ends booted with the smoke set,'
 	@echo '                    and the harness self-tests (what .ci/run runs)'
 	@echo '  deps              install the Debian packages (root), or print the apt-get line'
@@ -47,7 +48,8 @@ help:
 	@echo '  mglru-check       build steps with the multi-gen LRU on (STEPS="0 7"; BOOT=1 boots them)'
 	@echo '  i386-check        compile steps for i386 with highmem, no boot (STEPS="0 7"; default both ends)'
 	@echo '  harness-selftest  show that a failing test, a panic and a hang are failures'
-	@echo '  bench             zone end against node end on one topology (ITER=N, QUICK=1, TOPOS=uma)'
+	@echo '  bench             zone LRU, node LRU and multi-gen LRU side by side on one topology'
+	@echo '                    (KERNELS="zone node mglru", ITER=N, QUICK=1, TOPOS=uma)'
 	@echo '  settings          check the settings below (every target does that first)'
 	@echo '  clean             remove build/ (the ccache stays)'
 	@echo 'making a step (README.md, "Making a step"):'
@@ -115,8 +117,8 @@ mglru-check: deps
 i386-check: deps
 	@$(S)/i386-check.sh
 
-# Not part of check: the full run takes about an hour (QUICK=1: minutes).
-# One topology a run: uma unless TOPOS is given.
+# Not part of check: the full run of the three kernels takes hours (QUICK=1:
+# tens of minutes).  One topology a run: uma unless TOPOS is given.
 bench: deps
 	@TOPOS="$(if $(filter file,$(origin TOPOS)),uma,$(TOPOS))" $(S)/bench.sh
 

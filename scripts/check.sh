@@ -10,8 +10,9 @@ set -euo pipefail
 # so editing the file during a long run cannot change what the run does.
 {
 
-# qemu-test gets FLAVOR, TOPOS and TESTS from here; the rest from outside.
-check_settings STEP ACCEL MEM SMP
+# qemu-test gets FLAVOR, TOPOS and TESTS from here; the rest from outside
+# (MGLRU=1 adds the multi-gen LRU kernel to the boots).
+check_settings STEP ACCEL MEM SMP MGLRU
 mkdir -p "$BUILD/runs"
 out=$BUILD/runs/check.outcomes
 : >"$out"

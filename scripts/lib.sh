@@ -403,8 +403,8 @@ test_index() {
 # Check the settings before anything is built or written, so that a typo
 # fails at once, with the values that would do, instead of after a kernel
 # build (or, worse, by building something else).  With no arguments every
-# one of STEP FLAVOR TOPOS TESTS ACCEL MEM SMP that is set (non-empty) is
-# checked; with names, only those.  A script checks an argument with
+# one of STEP STEPS FLAVOR TOPOS TESTS ACCEL MEM SMP MGLRU KERNELS that is
+# set (non-empty) is checked; with names, only those.  A script checks an argument with
 # NAME=$arg check_settings NAME.  All problems are reported in one message;
 # then the script stops.  Then BUILD must be writable (check_build_dir),
 # and, once per run, it says which kernel source the trees come from when
@@ -414,7 +414,7 @@ test_index() {
 check_settings() {
 	local names=("$@") v val w n p problems=() words=() nosuch=() lines=() extras index=''
 	local mem=${MEM:-$DEFAULT_MEM} smp=${SMP:-$DEFAULT_SMP} size_ok=1
-	[ ${#names[@]} -gt 0 ] || names=(STEP STEPS FLAVOR TOPOS TESTS ACCEL MEM SMP)
+	[ ${#names[@]} -gt 0 ] || names=(STEP STEPS FLAVOR TOPOS TESTS ACCEL MEM SMP MGLRU KERNELS)
 	for v in "${names[@]}"; do
 		val=${!v:-}
 		[ -n "$val" ] || continue
@@ -457,6 +457,31 @@ check_settings() {
 				problems+=("FLAVOR=$val: $p; flavors are debug or bench, optionally +EXTRA for each configs/EXTRA.config to add on top (extras: ${extras:-none})")
 			;;
 		TOPOS | TESTS | ACCEL) ;;
+		MGLRU)
+			case $val in
+			0) ;;
+			1)
+				[[ ${FLAVOR:-} != *+mglru* ]] ||
+					problems+=("MGLRU=1 with FLAVOR=$FLAVOR: MGLRU=1 adds the node end with FLAVOR+mglru, and FLAVOR has the multi-gen LRU already; use one or the other")
+				;;
+			*) problems+=("MGLRU=$val: MGLRU is 1 (make qemu-test and check also build and boot the node end with the multi-gen LRU, FLAVOR+mglru) or 0 (the default: the two ends only)") ;;
+			esac
+			;;
+		KERNELS)
+			read -r -a words <<<"${val//,/ }"
+			nosuch=()
+			p=
+			for w in "${words[@]}"; do
+				case $w in
+				zone | node | mglru) [[ " $p " != *" $w "* ]] || nosuch+=("$w named twice") ;;
+				*) nosuch+=("no kernel $w") ;;
+				esac
+				p+=" $w"
+			done
+			[ ${#words[@]} -gt 0 ] || nosuch+=("no kernel named")
+			[ ${#nosuch[@]} -eq 0 ] ||
+				problems+=("KERNELS=$val: ${nosuch[*]}; make bench's kernels are zone, node and mglru (one or more, separated by spaces; they always run in that order)")
+			;;
 		MEM | SMP)
 			case $val in
 			*[!0-9]* | 0* | ??????????*)

@@ -19,6 +19,10 @@
 #   OVERLAP 1: build the next kernel (at nice 10, with the CPUs beyond
 #           SMP, at least one) while the one before it boots; 0: build
 #           all, then boot; auto (default): 1 from 4 CPUs up
+#   MGLRU   1: also the multi-gen LRU kernel, the node end with FLAVOR
+#           plus configs/mglru.config (node-debug+mglru by default), built
+#           and booted on the same topologies with the same tests after
+#           the others; 0 (default): the two ends (or STEP) alone
 # (and ACCEL, MEM, SMP, ... for scripts/qemu-run.sh: scripts/settings.tsv).
 # Every setting is checked before anything is built or written.
 # The last line is "qemu-test: N passed, N failed, N skipped"; the exit
@@ -36,6 +40,16 @@ if [ -n "${STEP:-}" ]; then
 else
 	steps="zone node"
 fi
+# The kernels to build and boot, "STEP FLAVOR" each: the steps with
+# FLAVOR, then with MGLRU=1 the node end with the multi-gen LRU on (the
+# last step has no LRU_GEN fence, so no SCRATCH is needed).
+builds=()
+for s in $steps; do
+	builds+=("$s $flavor")
+done
+[ "${MGLRU:-0}" != 1 ] || builds+=("node $flavor+mglru")
+# kname "STEP FLAVOR": the kernel's build/k name.
+kname() { kernel_name "${1% *}" "${1#* }"; }
 
 # How many guests at once: GUESTS, or auto (see above).
 guests_at_once() {
@@ -91,16 +105,16 @@ stop_guests() {
 	exit 130
 }
 
-# Build step $1 (zone, node or N); its outcome goes to
+# Build $1, "STEP FLAVOR" (STEP zone, node or N); its outcome goes to
 # build/runs/KERNEL-build.outcomes and its time to the times file.
 build_step() {
-	local s=$1 kernel bo t
-	kernel=$(kernel_name "$s" "$flavor")
+	local s=${1% *} f=${1#* } kernel bo t
+	kernel=$(kname "$1")
 	bo=$BUILD/runs/$kernel-build.outcomes
 	t=$(date +%s)
 	if [ "${RERUN:-0}" = 1 ] && [ -f "$BUILD/k/$kernel/obj/arch/x86/boot/bzImage" ]; then
 		msg kernel "$kernel (as built, RERUN=1)"
-	elif ! "$TOP/scripts/kbuild.sh" "$s" "$flavor"; then
+	elif ! "$TOP/scripts/kbuild.sh" "$s" "$f"; then
 		echo "FAIL $kernel/build see $BUILD/k/$kernel/logs" >"$bo"
 		echo "$kernel tree+build $(($(date +%s) - t))s (failed)" >>"$times_file"
 		return
@@ -182,7 +196,7 @@ bg_jobs=$(($(nproc) - ${SMP:-$DEFAULT_SMP}))
 [ "$bg_jobs" -ge 1 ] || bg_jobs=1
 
 main() {
-	local t0 s kernel unbuilt=() steps_a=() kernels=() i n overlap bg_pid bg_log bg_rc
+	local t0 b kernel unbuilt=() steps_a=() kernels=() i n overlap bg_pid bg_log bg_rc again
 	# An old run list is emptied before anything can stop this run.
 	list=$BUILD/runs/qemu-test.list
 	[ ! -f "$list" ] || : >"$list"
@@ -197,14 +211,16 @@ main() {
 	esac
 	if [ "${RERUN:-0}" = 1 ]; then
 		overlap=0
-		for s in $steps; do
-			kernel=$(kernel_name "$s" "$flavor")
+		for b in "${builds[@]}"; do
+			kernel=$(kname "$b")
 			[ -f "$BUILD/k/$kernel/obj/arch/x86/boot/bzImage" ] ||
-				unbuilt+=("$kernel (no $BUILD/k/$kernel/obj/arch/x86/boot/bzImage): make kernel STEP=$s FLAVOR=$flavor${SCRATCH:+ SCRATCH=$SCRATCH}")
+				unbuilt+=("$kernel (no $BUILD/k/$kernel/obj/arch/x86/boot/bzImage): make kernel STEP=${b% *} FLAVOR=${b#* }${SCRATCH:+ SCRATCH=$SCRATCH}")
 		done
+		again="make qemu-test${STEP:+ STEP=\"$STEP\"}"
+		[ "${MGLRU:-0}" != 1 ] || again+=" MGLRU=1"
 		[ ${#unbuilt[@]} -eq 0 ] ||
 			die "make run (RERUN=1) boots kernels as they are built and builds none; not built:" \
-				"${unbuilt[@]}" "(or make qemu-test${STEP:+ STEP=\"$STEP\"} builds what is missing, then boots)"
+				"${unbuilt[@]}" "(or $again builds what is missing, then boots)"
 	fi
 	# The run list starts empty before anything that can fail runs, so
 	# that no verdict is ever made of the previous run's outcomes.
@@ -220,24 +236,24 @@ main() {
 	echo "initramfs $(($(date +%s) - t0))s" >>"$times_file"
 	# Each kernel once (STEP="0 zone" names one kernel twice).
 	declare -A named=()
-	for s in $steps; do
-		kernel=$(kernel_name "$s" "$flavor")
+	for b in "${builds[@]}"; do
+		kernel=$(kname "$b")
 		[ -z "${named[$kernel]:-}" ] || continue
 		named[$kernel]=1
-		steps_a+=("$s")
+		steps_a+=("$b")
 	done
-	for s in "${steps_a[@]}"; do
-		kernel=$(kernel_name "$s" "$flavor")
+	for b in "${steps_a[@]}"; do
+		kernel=$(kname "$b")
 		rm -f "$BUILD/runs/$kernel-build.outcomes"
 		echo "$BUILD/runs/$kernel-build.outcomes" >>"$list"
 	done
 	n=${#steps_a[@]}
 	if [ "$overlap" = 0 ]; then
-		for s in "${steps_a[@]}"; do
-			build_step "$s"
+		for b in "${steps_a[@]}"; do
+			build_step "$b"
 		done
-		for s in "${steps_a[@]}"; do
-			kernels+=("$(kernel_name "$s" "$flavor")")
+		for b in "${steps_a[@]}"; do
+			kernels+=("$(kname "$b")")
 		done
 		boot_kernels "${kernels[@]}"
 	else
@@ -247,8 +263,8 @@ main() {
 		for ((i = 0; i < n; i++)); do
 			bg_pid=
 			if [ $((i + 1)) -lt "$n" ]; then
-				bg_log=$BUILD/runs/$(kernel_name "${steps_a[i + 1]}" "$flavor")-build.log
-				msg overlap "building $(kernel_name "${steps_a[i + 1]}" "$flavor") while $(kernel_name "${steps_a[i]}" "$flavor") boots (log: $bg_log)"
+				bg_log=$BUILD/runs/$(kname "${steps_a[i + 1]}")-build.log
+				msg overlap "building $(kname "${steps_a[i + 1]}") while $(kname "${steps_a[i]}") boots (log: $bg_log)"
 				(
 					renice -n 10 -p "$BASHPID" >/dev/null || true
 					JOBS=${JOBS:-$bg_jobs}
@@ -257,14 +273,14 @@ main() {
 				) >"$bg_log" 2>&1 &
 				bg_pid=$!
 			fi
-			boot_kernels "$(kernel_name "${steps_a[i]}" "$flavor")"
+			boot_kernels "$(kname "${steps_a[i]}")"
 			if [ -n "$bg_pid" ]; then
 				bg_rc=0
 				wait "$bg_pid" || bg_rc=$?
-				stage "build of $(kernel_name "${steps_a[i + 1]}" "$flavor") (ran while the kernel before it booted)"
+				stage "build of $(kname "${steps_a[i + 1]}") (ran while the kernel before it booted)"
 				cat "$bg_log" >&2
 				[ "$bg_rc" -eq 0 ] || msg overlap "the background build exited $bg_rc"
-				msg build "$(cat "$BUILD/runs/$(kernel_name "${steps_a[i + 1]}" "$flavor")-build.outcomes" 2>/dev/null || echo "no outcome written")"
+				msg build "$(cat "$BUILD/runs/$(kname "${steps_a[i + 1]}")-build.outcomes" 2>/dev/null || echo "no outcome written")"
 			fi
 		done
 	fi

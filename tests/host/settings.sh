@@ -69,6 +69,12 @@ bad "qemu-test ACCEL=hvf" 'ACCEL=hvf: ACCEL is auto .*tcg or kvm' env ACCEL=hvf 
 bad "qemu-test MEM=3G" 'MEM=3G: MEM is .* a whole number' env MEM=3G "$qt"
 bad "qemu-test OVERLAP=yes" 'OVERLAP=yes: OVERLAP is 1 .*, 0 .* or auto' env OVERLAP=yes "$qt"
 bad "qemu-test GUESTS=two" 'GUESTS=two: GUESTS is the number of guests booted at once, 1 to 99, or auto' env GUESTS=two "$qt"
+bad "qemu-test MGLRU=yes" 'MGLRU=yes: MGLRU is 1 .*or 0' env MGLRU=yes "$qt"
+bad "qemu-test MGLRU=1 FLAVOR=debug+mglru" 'MGLRU=1 with FLAVOR=debug\+mglru: .*use one or the other' env MGLRU=1 FLAVOR=debug+mglru "$qt"
+bad "make check MGLRU=2" 'MGLRU=2: MGLRU is 1 .*or 0' env MGLRU=2 "$top/scripts/check.sh"
+bad "bench KERNELS=zone,foo" "KERNELS=zone,foo: no kernel foo; make bench's kernels are zone, node and mglru" env KERNELS=zone,foo "$top/scripts/bench.sh"
+bad "bench KERNELS='node node'" 'KERNELS=node node: node named twice' env KERNELS="node node" "$top/scripts/bench.sh"
+bad "make settings KERNELS=mglu" 'KERNELS=mglu: no kernel mglu' "$realmake" -s -f "$top/Makefile" settings KERNELS=mglu
 bad "qemu-test SMP=0" 'SMP=0: SMP is .* above 0' env SMP=0 "$qt"
 bad "qemu-test numa MEM=2048" 'topology numa needs MEM>2048.*not MEM=2048' env TOPOS=numa MEM=2048 "$qt"
 bad "qemu-test numa SMP=1" 'topology numa needs SMP>=2' env TOPOS="uma numa" SMP=1 "$qt"
@@ -121,6 +127,10 @@ check "good: a test named directly runs on any topology (TESTS=numa-bind TOPOS=u
 	good TESTS=numa-bind TOPOS=uma
 check "good: ACCEL=auto, tcg, kvm" each ACCEL=auto ACCEL=tcg ACCEL=kvm
 check "good: MEM=4096 SMP=4 TOPOS=numa" good MEM=4096 SMP=4 TOPOS=numa
+check "good: MGLRU=0, MGLRU=1" each MGLRU=0 MGLRU=1
+check "good: MGLRU=1 FLAVOR=bench" good MGLRU=1 FLAVOR=bench
+check "good: KERNELS=zone / 'zone node' / 'node,mglru' / 'zone node mglru'" \
+	each KERNELS=zone KERNELS="zone node" KERNELS=node,mglru KERNELS="zone node mglru"
 check "good: nothing written under BUILD" [ ! -e "$work/build" ]
 
 # The table of settings (scripts/settings.tsv, printed by make help) names
