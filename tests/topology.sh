@@ -8,6 +8,11 @@
 #   uma:     one node with DMA, DMA32 and Normal populated
 #   numa:    two nodes, node 0 with two or more zones, node 1 with one
 #   movable: one node with a populated Movable zone (movablecore=)
+# And which LRU design runs: a kernel built with the multi-gen LRU (its
+# release names the flavor, *+mglru*: node-debug+mglru, bench+mglru) must
+# have it on, bit 0 (LRU_GEN_CORE) of /sys/kernel/mm/lru_gen/enabled; any
+# other kernel must not (no such file, or bit 0 clear).
+# Injected fault: lrugen-flip expects the other state; the test must fail.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 fail() { echo "FAIL: $*"; exit 1; }
@@ -52,3 +57,19 @@ movable)
 	;;
 esac
 echo "topology $NODELRU_TOPO: $nodes node(s) as expected"
+
+lrugen=absent
+[ ! -r /sys/kernel/mm/lru_gen/enabled ] || lrugen=$(cat /sys/kernel/mm/lru_gen/enabled)
+want=off
+case $(uname -r) in *+mglru*) want=on ;; esac
+case ",${NODELRU_INJECT:-}," in
+*,lrugen-flip,*)
+	echo "# injecting fault 'lrugen-flip'"
+	if [ "$want" = on ]; then want=off; else want=on; fi
+	;;
+esac
+on=off
+[ "$lrugen" = absent ] || [ $((lrugen & 1)) -eq 0 ] || on=on
+echo "kernel $(uname -r): multi-gen LRU $on (/sys/kernel/mm/lru_gen/enabled: $lrugen)"
+[ "$on" = "$want" ] ||
+	fail "expected the multi-gen LRU $want in kernel $(uname -r), saw it $on (/sys/kernel/mm/lru_gen/enabled: $lrugen)"
