@@ -1,0 +1,142 @@
+#!/bin/sh
+# shellcheck shell=sh
+# nodelru: sets=full timeout=420 topo=all order=59
+#
+# How far kswapd balances a node before it sleeps, and that it rests then.
+# A sparse file of 5/4 of MemTotal (MemTotal in kB x 1280 bytes) is read
+# on CPU 0 (node 0 on numa; holes read into clean page cache without disk
+# I/O), so the zones of node 0 run low and kswapd reclaims while the read
+# runs and finishes after it.  Once
+# kswapd's last trace event is mm_vmscan_kswapd_sleep (it has gone fully to
+# sleep, not only napped) and stays so, the per-cpu counters are folded
+# (vm.stat_refresh) and each zone of node 0 with managed pages and pages on
+# its evictable LRU lists is read from /proc/zoneinfo:
+#   zone end (kernel release *-nodelru-zone-*): every such zone has free >=
+#     high.  kswapd balances every zone up to the one it works for (4.7's
+#     pgdat_balanced() for order 0), each toward high plus the balance gap
+#     min(low, managed/100); how many zones ended above high + gap is
+#     printed, not checked (kswapd stops at high for all of them);
+#   node end, and the steps between: at least one such zone has free >=
+#     high (a node is balanced when any eligible zone is).
+# Then the guest idles for 10 s, and kswapd must rest: its CPU time
+# (utime + stime of /proc/PID/stat) grows by at most 1 s, node 0 is not
+# marked unreclaimable (node_unreclaimable 0: kswapd_failures below
+# MAX_RECLAIM_RETRIES), and no zone keeps a watermark boost.
+# Injected fault: kswapd-balance-strict expects every zone at high + gap,
+# which kswapd does not promise, so the zone end must fail it.
+# shellcheck disable=SC3040 # busybox ash has pipefail
+set -eu -o pipefail
+fail() { echo "FAIL: $*"; exit 1; }
+inject() { case ",${NODELRU_INJECT:-}," in *",$1,"*) echo "# injecting fault '$1'"; return 0 ;; esac; return 1; }
+
+tr=/sys/kernel/tracing
+ev=$tr/events/vmscan
+[ -w "$ev/mm_vmscan_kswapd_sleep/enable" ] ||
+	fail "expected the mm_vmscan_kswapd_sleep trace event in $ev, saw none"
+grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
+release=$(uname -r)
+case $release in
+*-nodelru-zone-*) end=zone ;;
+*-nodelru-node-*) end=node ;;
+*) end=step ;;
+esac
+pid=
+for c in /proc/[0-9]*/comm; do
+	[ "$(cat "$c" 2>/dev/null)" = kswapd0 ] || continue
+	pid=${c#/proc/}
+	pid=${pid%/comm}
+	break
+done
+[ -n "$pid" ] || fail "expected a kswapd0 thread, saw none"
+sparse=/mnt/scratch/kswapd-balance.sparse
+cleanup() {
+	echo 0 >"$ev/mm_vmscan_kswapd_sleep/enable" 2>/dev/null || true
+	echo 0 >"$ev/mm_vmscan_kswapd_wake/enable" 2>/dev/null || true
+	: >"$tr/trace" 2>/dev/null || true
+	rm -f "$sparse"
+}
+trap cleanup EXIT
+
+: >"$tr/trace"
+echo 1 >"$ev/mm_vmscan_kswapd_wake/enable"
+echo 1 >"$ev/mm_vmscan_kswapd_sleep/enable"
+total_kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
+truncate -s "$((total_kb * 1280))" "$sparse"
+echo 3 >/proc/sys/vm/drop_caches
+taskset 1 cat "$sparse" >/dev/null || fail "reading the sparse file failed"
+wakes=$(grep -c 'mm_vmscan_kswapd_wake' "$tr/trace" || true)
+[ "$wakes" -gt 0 ] || fail "expected kswapd to be woken while reading $((total_kb * 5 / 4 / 1024)) MiB of page cache, saw no mm_vmscan_kswapd_wake"
+
+# kswapd0's last wake/sleep event: "sleep" once it has gone to sleep.
+last() { grep -E 'mm_vmscan_kswapd_(wake|sleep): nid=0' "$tr/trace" | tail -n 1 | sed -e 's/.*mm_vmscan_kswapd_//' -e 's/:.*//'; }
+i=0 asleep=0
+while [ "$asleep" -lt 2 ]; do
+	if [ "$(last)" = sleep ]; then asleep=$((asleep + 1)); else asleep=0; fi
+	i=$((i + 1))
+	[ "$i" -le 240 ] || fail "expected kswapd0 to go to sleep within 120 s after the read, its last event is still '$(last)'"
+	sleep 0.5
+done
+echo 1 >/proc/sys/vm/stat_refresh
+
+# zone lines of node 0: NAME FREE MIN LOW HIGH MANAGED LRU BOOST
+zones=$(awk '
+	/^Node/ { node = $2; sub(",", "", node); zone = $4 }
+	node != 0 { next }
+	$1 == "pages" && $2 == "free" { free[zone] = $3; order[++n] = zone }
+	$1 == "boost" { boost[zone] = $2 }
+	$1 == "min" { min[zone] = $2 }
+	$1 == "low" { low[zone] = $2 }
+	$1 == "high" { high[zone] = $2 }
+	$1 == "managed" { managed[zone] = $2 }
+	$1 ~ /^nr_zone_(in)?active_(anon|file)$/ { lru[zone] += $2 }
+	END {
+		for (i = 1; i <= n; i++) {
+			z = order[i]
+			printf "%s %d %d %d %d %d %d %d\n", z, free[z], min[z], low[z], high[z], managed[z], lru[z], boost[z]
+		}
+	}' /proc/zoneinfo)
+echo "kernel $release ($end end); $wakes kswapd wakeups; node 0 zones when kswapd slept (free min low high managed lru boost):"
+echo "$zones" | sed 's/^/  /'
+checked=0 at_high=0 at_gap=0 below=
+while read -r name free _ low high managed lru _; do
+	if [ "$managed" -eq 0 ] || [ "$lru" -eq 0 ]; then continue; fi
+	checked=$((checked + 1))
+	gap=$(((managed + 99) / 100))
+	[ "$gap" -le "$low" ] || gap=$low
+	if [ "$free" -ge "$high" ]; then at_high=$((at_high + 1)); else below="$below $name($free<$high)"; fi
+	[ "$free" -lt $((high + gap)) ] || at_gap=$((at_gap + 1))
+done <<EOF
+$zones
+EOF
+echo "zones checked $checked: at or above high $at_high, at or above high + balance gap $at_gap"
+[ "$checked" -gt 0 ] || fail "expected node 0 to have a zone with managed pages on its LRU lists, saw none"
+if inject kswapd-balance-strict; then
+	[ "$at_gap" -eq "$checked" ] ||
+		fail "(injected) expected all $checked zones at high + balance gap, saw $at_gap"
+fi
+case $end in
+zone)
+	[ "$at_high" -eq "$checked" ] ||
+		fail "zone end: expected every zone of node 0 at or above its high watermark when kswapd slept, saw below:$below"
+	;;
+*)
+	[ "$at_high" -ge 1 ] ||
+		fail "$end: expected at least one zone of node 0 at or above its high watermark when kswapd slept, saw below:$below"
+	;;
+esac
+
+# kswapd rests: CPU time over 10 s of idling, in USER_HZ (100 on x86)
+# ticks of /proc/PID/stat.
+ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
+hz=100
+t0=$(ticks)
+sleep 10
+t1=$(ticks)
+echo "kswapd0 CPU time over 10 s idle: $((t1 - t0)) ticks of 1/$hz s"
+[ $((t1 - t0)) -le "$hz" ] ||
+	fail "expected kswapd0 to rest after balancing (at most 1 s of CPU in 10 s), saw $((t1 - t0)) ticks at $hz per second"
+unrecl=$(awk '/^Node 0,/ { n = 1 } n && $1 == "node_unreclaimable:" { print $2; exit }' /proc/zoneinfo)
+[ "${unrecl:-x}" = 0 ] || fail "expected node 0 not unreclaimable after kswapd balanced it, saw node_unreclaimable ${unrecl:-missing}"
+boosts=$(awk '/^Node 0,/ { n = 1 } /^Node [1-9]/ { n = 0 } n && $1 == "boost" && $2 != 0 { c++ } END { print c + 0 }' /proc/zoneinfo)
+[ "$boosts" -eq 0 ] || fail "expected every watermark boost of node 0 to be drained, saw $boosts zone(s) still boosted"
+echo "ok: $end end: kswapd balanced $at_high of $checked zones to high and rested"
