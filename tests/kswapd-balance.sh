@@ -18,6 +18,12 @@
 #     printed, not checked (kswapd stops at high for all of them);
 #   node end, and the steps between: at least one such zone has free >=
 #     high (a node is balanced when any eligible zone is).
+# Reclaim per zone shows in the pgskip_* events of the read (pages that
+# an isolation pass stepped over because they belong to another zone):
+#   zone end, uma: pgskip_dma32 and pgskip_normal both grow, as each
+#     zone's pass steps over the other's pages on the node's lists;
+#   elsewhere they are printed (at the node end, page cache reclaim is
+#     for the highest zone and skips nothing).
 # Then the guest idles for 10 s, and kswapd must rest: its CPU time
 # (utime + stime of /proc/PID/stat) grows by at most 1 s, node 0 is not
 # marked unreclaimable (node_unreclaimable 0: kswapd_failures below
@@ -54,11 +60,12 @@ cleanup() {
 	echo 0 >"$ev/mm_vmscan_kswapd_sleep/enable" 2>/dev/null || true
 	echo 0 >"$ev/mm_vmscan_kswapd_wake/enable" 2>/dev/null || true
 	: >"$tr/trace" 2>/dev/null || true
-	rm -f "$sparse"
+	rm -f "$sparse" /tmp/kswapd-balance.vmstat
 }
 trap cleanup EXIT
 
 : >"$tr/trace"
+cp /proc/vmstat /tmp/kswapd-balance.vmstat
 echo 1 >"$ev/mm_vmscan_kswapd_wake/enable"
 echo 1 >"$ev/mm_vmscan_kswapd_sleep/enable"
 total_kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
@@ -78,6 +85,20 @@ while [ "$asleep" -lt 2 ]; do
 	sleep 0.5
 done
 echo 1 >/proc/sys/vm/stat_refresh
+# delta NAME: how far a /proc/vmstat counter moved since before the read
+delta() {
+	awk -v k="$1" 'FNR == NR { if ($1 == k) b = $2; next } $1 == k { print $2 - b; f = 1 } END { if (!f) print 0 }' \
+		/tmp/kswapd-balance.vmstat /proc/vmstat
+}
+skip_dma32=$(delta pgskip_dma32)
+skip_normal=$(delta pgskip_normal)
+echo "during the read: pgskip_dma +$(delta pgskip_dma) pgskip_dma32 +$skip_dma32 pgskip_normal +$skip_normal" \
+	"pgskip_movable +$(delta pgskip_movable); pgscan_kswapd +$(delta pgscan_kswapd) pgscan_direct +$(delta pgscan_direct)"
+if [ "$end" = zone ] && [ "$NODELRU_TOPO" = uma ]; then
+	if [ "$skip_dma32" -eq 0 ] || [ "$skip_normal" -eq 0 ]; then
+		fail "zone end: expected per-zone passes to step over the other zone's pages (pgskip_dma32 and pgskip_normal > 0), saw +$skip_dma32 and +$skip_normal"
+	fi
+fi
 
 # zone lines of node 0: NAME FREE MIN LOW HIGH MANAGED LRU BOOST
 zones=$(awk '
