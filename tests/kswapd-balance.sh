@@ -5,12 +5,14 @@
 # How far kswapd balances a node before it sleeps, and that it rests then.
 # A sparse file of 5/4 of MemTotal (MemTotal in kB x 1280 bytes) is read
 # on CPU 0 (node 0 on numa; holes read into clean page cache without disk
-# I/O), so the zones of node 0 run low and kswapd reclaims while the read
-# runs and finishes after it.  Once
-# kswapd's last trace event is mm_vmscan_kswapd_sleep (it has gone fully to
-# sleep, not only napped) and stays so, the per-cpu counters are folded
-# (vm.stat_refresh) and each zone of node 0 with managed pages and pages on
-# its evictable LRU lists is read from /proc/zoneinfo:
+# I/O), so that page cache fills node 0 and kswapd has been at work.  Then
+# another such file is read until kswapd0 is woken, and the reader is
+# stopped at once, so that kswapd finishes on a node where nothing else
+# allocates (see the comment at the round loop).  When kswapd0's last
+# trace event is mm_vmscan_kswapd_sleep (gone fully to sleep, not only
+# napped) and stays so, the per-cpu counters are folded (vm.stat_refresh)
+# and each zone of node 0 with managed pages and pages on its evictable
+# LRU lists is read from /proc/zoneinfo:
 #   zone end (kernel release *-nodelru-zone-*): every such zone has free >=
 #     high.  kswapd balances every zone up to the one it works for (4.7's
 #     pgdat_balanced() for order 0), each toward high plus the balance gap
@@ -56,11 +58,13 @@ for c in /proc/[0-9]*/comm; do
 done
 [ -n "$pid" ] || fail "expected a kswapd0 thread, saw none"
 sparse=/mnt/scratch/kswapd-balance.sparse
+reader=
 cleanup() {
+	[ -z "$reader" ] || kill "$reader" 2>/dev/null || true
 	echo 0 >"$ev/mm_vmscan_kswapd_sleep/enable" 2>/dev/null || true
 	echo 0 >"$ev/mm_vmscan_kswapd_wake/enable" 2>/dev/null || true
 	: >"$tr/trace" 2>/dev/null || true
-	rm -f "$sparse" /tmp/kswapd-balance.vmstat
+	rm -f "$sparse" "$sparse".* /tmp/kswapd-balance.vmstat
 }
 trap cleanup EXIT
 
@@ -75,13 +79,55 @@ taskset 1 cat "$sparse" >/dev/null || fail "reading the sparse file failed"
 wakes=$(grep -c 'mm_vmscan_kswapd_wake' "$tr/trace" || true)
 [ "$wakes" -gt 0 ] || fail "expected kswapd to be woken while reading $((total_kb * 5 / 4 / 1024)) MiB of page cache, saw no mm_vmscan_kswapd_wake"
 
-# kswapd0's last wake/sleep event: "sleep" once it has gone to sleep.
-last() { grep -E 'mm_vmscan_kswapd_(wake|sleep): nid=0' "$tr/trace" | tail -n 1 | sed -e 's/.*mm_vmscan_kswapd_//' -e 's/:.*//'; }
+# The zones after that read are wherever the allocations left them: the
+# allocator wakes kswapd only when every eligible zone is below its low
+# watermark, and keeps allocating from the zones above it while kswapd
+# sleeps.  So the state kswapd leaves behind is taken from a quiet node:
+# another sparse file is read until kswapd is woken, the reader is
+# stopped at once, a marker goes into the trace, and kswapd must still be
+# awake at the marker (its last event before it is a wakeup; if it is a
+# sleep, kswapd finished while the reader ran, and the round is made
+# again with a new file).  kswapd then finishes with nothing allocating,
+# and its next sleep leaves the zones as they are read below.
+# kswapd0's last wake/sleep event (before the marker with "before").
+last() {
+	awk -v stop="${1:-}" '
+		stop != "" && /nodelru: reader stopped/ { exit }
+		/mm_vmscan_kswapd_(wake|sleep): nid=0/ { l = ($0 ~ /kswapd_sleep/) ? "sleep" : "wake" }
+		END { print l }' "$tr/trace"
+}
+round=0
+while :; do
+	round=$((round + 1))
+	[ "$round" -le 5 ] ||
+		fail "expected kswapd0 to be still at work when the reader stopped in one of 5 rounds, it had always gone to sleep already"
+	: >"$tr/trace"
+	truncate -s "$((total_kb * 1280))" "$sparse.$round"
+	taskset 1 cat "$sparse.$round" >/dev/null &
+	reader=$!
+	i=0
+	while ! grep -q 'mm_vmscan_kswapd_wake: nid=0' "$tr/trace"; do
+		kill -0 "$reader" 2>/dev/null || break
+		i=$((i + 1))
+		[ "$i" -le 3000 ] || fail "expected kswapd0 to be woken within 300 s of reading $((total_kb * 5 / 4 / 1024)) MiB more, it was not"
+		sleep 0.1
+	done
+	kill "$reader" 2>/dev/null || true
+	wait "$reader" 2>/dev/null || true
+	reader=
+	echo "nodelru: reader stopped" >"$tr/trace_marker"
+	[ "$(last before)" = wake ] && break
+	echo "round $round: kswapd0 had gone to sleep before the reader stopped; again"
+done
 i=0 asleep=0
 while [ "$asleep" -lt 2 ]; do
-	if [ "$(last)" = sleep ]; then asleep=$((asleep + 1)); else asleep=0; fi
+	if grep -q 'nodelru: reader stopped' "$tr/trace" && [ "$(last)" = sleep ]; then
+		asleep=$((asleep + 1))
+	else
+		asleep=0
+	fi
 	i=$((i + 1))
-	[ "$i" -le 240 ] || fail "expected kswapd0 to go to sleep within 120 s after the read, its last event is still '$(last)'"
+	[ "$i" -le 240 ] || fail "expected kswapd0 to go to sleep within 120 s after the reader stopped, its last event is still '$(last)'"
 	sleep 0.5
 done
 echo 1 >/proc/sys/vm/stat_refresh
@@ -92,7 +138,7 @@ delta() {
 }
 skip_dma32=$(delta pgskip_dma32)
 skip_normal=$(delta pgskip_normal)
-echo "during the read: pgskip_dma +$(delta pgskip_dma) pgskip_dma32 +$skip_dma32 pgskip_normal +$skip_normal" \
+echo "during the reads: pgskip_dma +$(delta pgskip_dma) pgskip_dma32 +$skip_dma32 pgskip_normal +$skip_normal" \
 	"pgskip_movable +$(delta pgskip_movable); pgscan_kswapd +$(delta pgscan_kswapd) pgscan_direct +$(delta pgscan_direct)"
 if [ "$end" = zone ] && [ "$NODELRU_TOPO" = uma ]; then
 	if [ "$skip_dma32" -eq 0 ] || [ "$skip_normal" -eq 0 ]; then
@@ -117,7 +163,7 @@ zones=$(awk '
 			printf "%s %d %d %d %d %d %d %d\n", z, free[z], min[z], low[z], high[z], managed[z], lru[z], boost[z]
 		}
 	}' /proc/zoneinfo)
-echo "kernel $release ($end end); $wakes kswapd wakeups; node 0 zones when kswapd slept (free min low high managed lru boost):"
+echo "kernel $release ($end end); $wakes kswapd wakeups in the first read, $round round(s) to stop a reader while kswapd worked; node 0 zones when kswapd slept (free min low high managed lru boost):"
 echo "$zones" | sed 's/^/  /'
 checked=0 at_high=0 at_gap=0 below=
 raise=0
