@@ -853,6 +853,25 @@ def lockstat_section(rep):
     return md, []
 
 
+def counted_section(rep, vmfig, md, rows, key, headline_names, extra=None):
+    """The end that the page-counting workload sections share: their table,
+    the headline rows named, extra lines (a plot) and vmstat during the
+    workload; or "Not run" when raw/ has none of their figures."""
+    if not rows:
+        return md + ["Not run (no figures in `raw/`).", ""], []
+    t, tsv = rep.table(rows)
+    md.extend(t)
+    headline = [(key + " " + r[0], *r[1:]) for r in tsv
+                if r[0] in headline_names]
+    if extra:
+        md += extra()
+    md.append("\nvmstat during the whole workload:\n")
+    t, _ = vm_table(rep, vmfig.get(key, {}))
+    md.extend(t)
+    md.append("")
+    return md, headline
+
+
 def reread_section(rep, vmfig):
     """7. A file re-read larger than RAM: hits per pass, workingset."""
     d = rep.d
@@ -879,17 +898,8 @@ def reread_section(rep, vmfig):
             r = rvals(d, "reread", name)
             if r:
                 rows.append((name, r, fig))
-    if not rows:
-        return md + ["Not run (no figures in `raw/`).", ""], []
-    t, tsv = rep.table(rows)
-    md.extend(t)
-    headline = [("reread " + r[0], *r[1:]) for r in tsv
-                if r[0] in ("pass2_hit_pct", "pass2_workingset_refault_file")]
-    md.append("\nvmstat during the whole workload:\n")
-    t, _ = vm_table(rep, vmfig.get("reread", {}))
-    md.extend(t)
-    md.append("")
-    return md, headline
+    return counted_section(rep, vmfig, md, rows, "reread",
+                           ("pass2_hit_pct", "pass2_workingset_refault_file"))
 
 
 def anon_section(rep, vmfig):
@@ -925,17 +935,8 @@ def anon_section(rep, vmfig):
         r = rvals(d, "anon", name)
         if r:
             rows.append((name, r, fig))
-    if not rows:
-        return md + ["Not run (no figures in `raw/`).", ""], []
-    t, tsv = rep.table(rows)
-    md.extend(t)
-    headline = [("anon " + r[0], *r[1:]) for r in tsv
-                if r[0] in ("pass1_pswpout", "pass2_pswpin")]
-    md.append("\nvmstat during the whole workload:\n")
-    t, _ = vm_table(rep, vmfig.get("anon", {}))
-    md.extend(t)
-    md.append("")
-    return md, headline
+    return counted_section(rep, vmfig, md, rows, "anon",
+                           ("pass1_pswpout", "pass2_pswpin"))
 
 
 def hotcold_section(rep, vmfig, bench):
@@ -975,19 +976,10 @@ def hotcold_section(rep, vmfig, bench):
         r = rvals(d, "hotcold", name)
         if r:
             rows.append((name, r, fig))
-    if not rows:
-        return md + ["Not run (no figures in `raw/`).", ""], []
-    t, tsv = rep.table(rows)
-    md.extend(t)
-    headline = [("hotcold " + r[0], *r[1:]) for r in tsv
-                if r[0] in ("hot_survival_pct", "hot_file_reread_pages",
-                            "hot_anon_majflt")]
-    md += hotcold_plot(rep, bench)
-    md.append("\nvmstat during the whole workload:\n")
-    t, _ = vm_table(rep, vmfig.get("hotcold", {}))
-    md.extend(t)
-    md.append("")
-    return md, headline
+    return counted_section(rep, vmfig, md, rows, "hotcold",
+                           ("hot_survival_pct", "hot_file_reread_pages",
+                            "hot_anon_majflt"),
+                           extra=lambda: hotcold_plot(rep, bench))
 
 
 def hotcold_plot(rep, bench):
