@@ -67,7 +67,7 @@ build_step() {
 	stage "config: $name (ARCH=i386 tinyconfig + i386)"
 	"${kmake[@]}" tinyconfig >"$logs/config.log" 2>&1 ||
 		die "tinyconfig failed for $name" "log: $logs/config.log"
-	env -C "$src" scripts/kconfig/merge_config.sh -m -O "$obj" \
+	env -C "$obj" "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
 		"$obj/.config" "$frag" >"$logs/merge.log" 2>&1 ||
 		die "merge_config.sh failed for $name" "log: $logs/merge.log"
 	"${kmake[@]}" olddefconfig >"$logs/olddefconfig.log" 2>&1 ||

@@ -93,8 +93,11 @@ run() {
 
 stage "config: $name (tinyconfig + qemu + ${flavor//+/ + })"
 run "tinyconfig" config.log "${kmake[@]}" tinyconfig
+# From the object directory: merge_config.sh makes its temporary files in
+# the current directory, and the source tree must stay as mktree.sh made
+# it (a file made and removed there changes its state, see mktree.sh).
 run "merge_config.sh" merge.log \
-	env -C "$src" scripts/kconfig/merge_config.sh -m -O "$obj" \
+	env -C "$obj" "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
 	"$obj/.config" "$TOP/configs/qemu.config" "${frags[@]}"
 run "olddefconfig" olddefconfig.log "${kmake[@]}" olddefconfig
 

@@ -31,14 +31,22 @@ src=$dir/src
 logs=$dir/logs
 
 keyfile=$dir/src.key
-# The state of a tree as made: every file's path, size and modification
-# time (quilt's .pc included).  An edit, a 'quilt push' or 'pop' in the
-# tree changes it, so the tree is not taken for step N any more.
+# The state of a tree as made: every file's and symlink's path, size and
+# modification time (quilt's .pc included).  An edit, a 'quilt push' or
+# 'pop' in the tree changes it, so the tree is not taken for step N any
+# more.  Directories are left out: their times change when a tool makes
+# and removes a temporary file in them, which changes no file of the tree
+# (merge_config.sh did, in the top directory, until kbuild.sh ran it in
+# the object directory).  "f2" names this form of the state.
 statefile=$dir/src.state
-tree_state() { (cd "$1" && find . -printf '%P %s %T@\n' | sort | sha256sum | cut -c1-16); }
+tree_state() {
+	(cd "$1" && find . ! -type d -printf '%P %s %T@\n' | sort | sha256sum | cut -c1-16 | sed 's/^/f2-/')
+}
 if [ -d "$src" ] && [ -f "$keyfile" ] && [ "$(cat "$keyfile")" = "$key" ]; then
 	if [ ! -f "$statefile" ]; then
 		msg tree "$src was made by an older mktree.sh (hard links into pristine): making step $n again"
+	elif ! grep -q '^f2-' "$statefile"; then
+		msg tree "$src has its state in an older form (directory times counted): making step $n again"
 	elif [ "$(tree_state "$src")" = "$(cat "$statefile")" ]; then
 		msg tree "$src (step $n of $total, unchanged)"
 		exit 0

@@ -7,6 +7,10 @@
 #   3. mktree.sh then does not call the tree unchanged: it keeps the
 #      edited tree aside and makes the step again, without the edit
 #   4. mktree.sh on an untouched tree says "unchanged" and keeps it
+#   5. a file made and removed in the tree's top directory (what
+#      merge_config.sh did when run there) changes no file: the tree is
+#      still "unchanged", and nothing is kept aside
+#   6. a new file in the tree is a change
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
@@ -39,6 +43,21 @@ check "the edited tree is kept aside" has_aside
 rc=0
 "$top/scripts/mktree.sh" 0 "$work/k" >"$work/mktree3.out" 2>&1 || rc=$?
 check "an untouched tree is kept (unchanged)" grep -q 'unchanged' "$work/mktree3.out"
+asides() { find "$work/k" -maxdepth 1 -name 'src.edited-*' | wc -l; }
+before=$(asides)
+tmpf=$(mktemp "$work/k/src/.tmp.config.XXXXXXXXXX")
+rm -f "$tmpf"
+rc=0
+"$top/scripts/mktree.sh" 0 "$work/k" >"$work/mktree4.out" 2>&1 || rc=$?
+check "a file made and removed in the top directory: still unchanged" \
+	grep -q 'unchanged' "$work/mktree4.out"
+check "a file made and removed in the top directory: nothing kept aside" \
+	[ "$(asides)" -eq "$before" ]
+: >"$work/k/src/new-file"
+rc=0
+"$top/scripts/mktree.sh" 0 "$work/k" >"$work/mktree5.out" 2>&1 || rc=$?
+check "a new file in the tree is a change" grep -q 'was changed since it was made' "$work/mktree5.out"
+check "the tree made again has no new file" [ ! -e "$work/k/src/new-file" ]
 rm -rf "$work"
 echo "tree-isolation: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
