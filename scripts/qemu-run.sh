@@ -74,12 +74,25 @@ host_timeout=${QEMU_TIMEOUT:-$budget}
 
 accel=$(pick_accel "$bz")
 
-# Disks: swap (as large as RAM) and the scratch ext4 (twice RAM), sparse.
-need_kb=$((mem * 1024 * 3))
+# Disks: swap (as large as RAM) and the scratch ext4 (twice RAM), sparse
+# files: the host holds what the guest wrote to them, not their sizes.
+# The scratch disk takes discards (discard=unmap) and the runner trims
+# its file system after every test, so the host holds at once what one
+# test left there plus the swap written so far: the smoke set on UMA with
+# 3072 MiB held at most 2556 MiB untrimmed (every test's blocks stayed in
+# the image after it removed its files), 1708 MiB trimmed (1154 MiB of it
+# swap, written by pressure-smoke).
+# A run needs MEM MiB free to start; one that fills the host's disk all
+# the same gets I/O errors in the guest (werror=report, not QEMU's
+# default of pausing the guest until the host timeout), and the console
+# check fails it with the free space said.
+need_kb=$((mem * 1024))
 avail_kb=$(df --output=avail -k "$run" | tail -n1)
-[ "$avail_kb" -gt "$need_kb" ] ||
-	die "$((avail_kb / 1024)) MiB free under $run, the guest disks may grow to $((need_kb / 1024)) MiB" \
-		"free disk space (old runs: rm -rf $BUILD/runs) and run this again"
+[ "$avail_kb" -ge "$need_kb" ] ||
+	die "$((avail_kb / 1024)) MiB free under $run: a guest of ${mem} MiB needs ${mem} MiB for the swap and scratch it writes" \
+		"free disk space (old runs: rm -rf $BUILD/runs; old trees: build/k/*/src.edited-*) or run with a smaller MEM"
+[ "$avail_kb" -ge $((need_kb * 3)) ] ||
+	msg disk "$((avail_kb / 1024)) MiB free under $run; the guest disks are $((mem * 3)) MiB sparse (a run that fills the host's disk fails on I/O errors)"
 # The disks are removed when the run ends, however it ends, unless
 # KEEP_DISKS=1 (to inspect the scratch file system after a failure); a
 # guest still running then (the run was stopped: TERM, ^C) is stopped.
@@ -110,8 +123,8 @@ qemu=(qemu-system-x86_64 -M q35 -accel "$accel" -m "${mem}M"
 	-kernel "$bz" -initrd "$run/initrd.img"
 	-display none -monitor none -no-reboot
 	-serial "file:$run/console.log" -serial "file:$run/results.ktap"
-	-drive "file=$run/swap.img,format=raw,if=virtio,cache=unsafe"
-	-drive "file=$run/scratch.img,format=raw,if=virtio,cache=unsafe"
+	-drive "file=$run/swap.img,format=raw,if=virtio,cache=unsafe,werror=report,rerror=report"
+	-drive "file=$run/scratch.img,format=raw,if=virtio,cache=unsafe,discard=unmap,werror=report,rerror=report"
 	-drive "file=$BUILD/tools-disk/tools.img,format=raw,if=virtio,readonly=on"
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
 # The topology's own arguments (configs/topologies).
@@ -208,9 +221,13 @@ if [ "$end" = 1 ] && [ "$(grep -cE '^(not )?ok ' "$run/results.ktap")" = 0 ] &&
 fi
 
 # The console must be clean: any of these fails the boot.
-pat='BUG:|WARNING:|Oops|general protection fault|kernel BUG|INFO: task .* blocked for more than|soft lockup|hard LOCKUP|possible recursive locking|circular locking|inconsistent lock state|vmstat_refresh: |UBSAN:|list_add corruption|list_del corruption'
+# An I/O error on a guest disk is the host's disk running full, or worse.
+pat='BUG:|WARNING:|Oops|general protection fault|kernel BUG|INFO: task .* blocked for more than|soft lockup|hard LOCKUP|possible recursive locking|circular locking|inconsistent lock state|vmstat_refresh: |UBSAN:|list_add corruption|list_del corruption|I/O error|EXT4-fs error'
 if grep -Eq "$pat" "$console"; then
-	outcome FAIL console "$(grep -Ec "$pat" "$console") bad line(s), first: $(grep -Em1 "$pat" "$console" | sed 's/^\[[^]]*\] //')"
+	detail="$(grep -Ec "$pat" "$console") bad line(s), first: $(grep -Em1 "$pat" "$console" | sed 's/^\[[^]]*\] //')"
+	! grep -Eq 'I/O error|EXT4-fs error' "$console" ||
+		detail="$detail (host: $(($(df --output=avail -k "$run" | tail -n1) / 1024)) MiB free under $run after the run)"
+	outcome FAIL console "$detail"
 else
 	outcome PASS console
 fi

@@ -10,10 +10,11 @@
 #           stops before anything runs if a kernel is not built (make run)
 #   GUESTS  guests booted at once (default auto: CPUs/SMP, since a guest
 #           can keep SMP host CPUs busy under TCG (one thread a vCPU) as
-#           under KVM, and no more than the free memory holds); the
-#           kernels are built first, then every kernel x topology boots,
-#           GUESTS at a time, each line of a guest's output prefixed with
-#           its kernel/topology when more than one runs.  Measured on 2
+#           under KVM, and no more than the free memory holds, nor the
+#           free disk at MEM MiB a guest); the kernels are built first,
+#           then every kernel x topology boots, GUESTS at a time, each
+#           line of a guest's output prefixed with its kernel/topology
+#           when more than one runs.  Measured on 2
 #           CPUs with SMP=2: two smoke boots side by side took 525 and
 #           572 s, against 270 and 329 s one after the other
 #   OVERLAP 1: build the next kernel (at nice 10, with the CPUs beyond
@@ -53,7 +54,7 @@ kname() { kernel_name "${1% *}" "${1#* }"; }
 
 # How many guests at once: GUESTS, or auto (see above).
 guests_at_once() {
-	local cpus mem avail g
+	local cpus mem avail disk g
 	case ${GUESTS:-auto} in
 	auto)
 		cpus=$(nproc)
@@ -61,6 +62,10 @@ guests_at_once() {
 		g=$((cpus / ${SMP:-$DEFAULT_SMP}))
 		avail=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo)
 		[ "$g" -le $((avail / (mem + 512))) ] || g=$((avail / (mem + 512)))
+		# and no more than the disk holds: MEM MiB each (qemu-run.sh).
+		mkdir -p "$BUILD/runs"
+		disk=$(df --output=avail -m "$BUILD/runs" | tail -n1)
+		[ "$g" -le $((disk / mem)) ] || g=$((disk / mem))
 		[ "$g" -ge 1 ] || g=1
 		echo "$g"
 		;;
