@@ -1,0 +1,146 @@
+#!/bin/sh
+# shellcheck shell=sh
+# nodelru: sets=full timeout=600 topo=uma order=58
+#
+# How many zones one direct reclaim passes over.  A kprobe on the
+# function that reclaims one unit of memory records its first argument
+# (%di on x86_64): shrink_zone(zone, sc, is_classzone) where the kernel
+# has it (the zone end), else shrink_node(pgdat, sc).  Both are called
+# out of line from do_try_to_free_pages() (checked in the built objects).
+# Direct reclaim comes from the pressure-smoke program, run as the load
+# (it mlocks most of RAM, then fills anon beyond what is free, and checks
+# every byte it wrote; it must pass here too).  Each direct reclaim is
+# one mm_vmscan_direct_reclaim_begin/end pair in the allocating task; per
+# pair the distinct first arguments of the probe's hits are counted (the
+# probe is filtered to that task: kswapd's passes are not counted).
+#   zone end (kernel release *-nodelru-zone-*): the probe is on
+#     shrink_zone, and at least 90 % of the pairs that reclaimed pass over
+#     two or more zones: shrink_zones() calls shrink_zone() for every
+#     zone of the zonelist the allocation may use (DMA, DMA32 and Normal
+#     on uma), as 4.7 did;
+#   node end (*-nodelru-node-*): the probe is on shrink_node, and every
+#     pair passes over one node (uma has one): shrink_zones() calls
+#     shrink_node() once per node;
+#   the steps between: the counts are printed, not checked.
+# A trace buffer that overran fails the test (the counts would be short).
+# Injected fault: direct-zones-swap checks each end against the other's
+# expectation, so the check must fail at both ends.
+# shellcheck disable=SC3040 # busybox ash has pipefail
+set -eu -o pipefail
+fail() { echo "FAIL: $*"; exit 1; }
+inject() { case ",${NODELRU_INJECT:-}," in *",$1,"*) echo "# injecting fault '$1'"; return 0 ;; esac; return 1; }
+
+tr=/sys/kernel/tracing
+ev=$tr/events/vmscan
+[ -w "$tr/kprobe_events" ] ||
+	fail "expected kprobe events (CONFIG_KPROBE_EVENTS) in $tr, saw no kprobe_events"
+for e in mm_vmscan_direct_reclaim_begin mm_vmscan_direct_reclaim_end; do
+	[ -w "$ev/$e/enable" ] || fail "expected the $e trace event in $ev, saw none"
+done
+[ -x /tests/pressure-smoke ] || fail "expected the pressure-smoke program in /tests, saw none"
+if awk '$3 == "shrink_zone" { f = 1 } END { exit !f }' /proc/kallsyms; then
+	fn=shrink_zone
+elif awk '$3 == "shrink_node" { f = 1 } END { exit !f }' /proc/kallsyms; then
+	fn=shrink_node
+else
+	fail "expected shrink_zone or shrink_node in /proc/kallsyms, saw neither"
+fi
+release=$(uname -r)
+case $release in
+*-nodelru-zone-*) end=zone ;;
+*-nodelru-node-*) end=node ;;
+*) end=step ;;
+esac
+want=$end
+if inject direct-zones-swap; then
+	case $end in zone) want=node ;; node) want=zone ;; esac
+fi
+
+out=/tmp/direct-zones
+bufkb=$(sed 's/ .*//' "$tr/buffer_size_kb")
+cleanup() {
+	echo 0 >"$tr/tracing_on" 2>/dev/null || true
+	echo 0 >"$ev/mm_vmscan_direct_reclaim_begin/enable" 2>/dev/null || true
+	echo 0 >"$ev/mm_vmscan_direct_reclaim_end/enable" 2>/dev/null || true
+	echo 0 >"$tr/events/nodelru/unit/enable" 2>/dev/null || true
+	echo '-:nodelru/unit' >>"$tr/kprobe_events" 2>/dev/null || true
+	: >"$tr/trace" 2>/dev/null || true
+	echo "$bufkb" >"$tr/buffer_size_kb" 2>/dev/null || true
+	echo 1 >"$tr/tracing_on" 2>/dev/null || true
+	rm -f "$out".*
+}
+trap cleanup EXIT
+
+echo "p:nodelru/unit $fn unit=%di:x64" >>"$tr/kprobe_events" ||
+	fail "could not place a kprobe on $fn"
+echo 'comm != "kswapd0"' >"$tr/events/nodelru/unit/filter"
+echo 8192 >"$tr/buffer_size_kb"
+: >"$tr/trace"
+echo 1 >"$ev/mm_vmscan_direct_reclaim_begin/enable"
+echo 1 >"$ev/mm_vmscan_direct_reclaim_end/enable"
+echo 1 >"$tr/events/nodelru/unit/enable"
+echo "kernel $release ($end end); kprobe on $fn; load: pressure-smoke"
+rc=0
+/tests/pressure-smoke >"$out.load" 2>&1 || rc=$?
+echo 0 >"$tr/tracing_on"
+sed 's/^/  /' "$out.load"
+[ "$rc" -ne 4 ] || { echo "SKIP: the load skipped: $(sed -n 's/^SKIP: //p' "$out.load" | tail -n 1)"; exit 4; }
+[ "$rc" -eq 0 ] || fail "expected the load (pressure-smoke) to pass, it exited $rc"
+overrun=$(awk '$1 == "overrun:" { s += $2 } END { print s + 0 }' "$tr"/per_cpu/cpu*/stats)
+[ "$overrun" -eq 0 ] || fail "the trace buffer overran ($overrun events lost): the counts would be short"
+
+# Per begin/end pair of one task: the probe's hits and their distinct
+# first arguments.  Lines are "COMM-PID [CPU] FLAGS TIME: EVENT: ...".
+cp "$tr/trace" "$out.trace"
+awk '
+	/^#/ { next }
+	{
+		s = $0
+		sub(/ +\[[0-9]+\].*/, "", s)
+		sub(/.*-/, "", s)
+		pid = s
+	}
+	/ mm_vmscan_direct_reclaim_begin:/ { open[pid] = 1; hits[pid] = 0; nd[pid] = 0; next }
+	/ unit: / {
+		if (!(pid in open)) next
+		u = $0
+		sub(/.*unit=/, "", u)
+		sub(/ .*/, "", u)
+		hits[pid]++
+		if (!((pid, u) in seen)) { seen[pid, u] = 1; nd[pid]++; units[u] = 1 }
+		next
+	}
+	/ mm_vmscan_direct_reclaim_end:/ {
+		if (!(pid in open)) next
+		pairs++
+		if (hits[pid] == 0) none++
+		else if (nd[pid] == 1) one++
+		else several++
+		if (nd[pid] > most) most = nd[pid]
+		calls += hits[pid]
+		for (k in seen) { split(k, p, SUBSEP); if (p[1] == pid) delete seen[k] }
+		delete open[pid]
+	}
+	END {
+		n = 0
+		for (u in units) n++
+		printf "%d %d %d %d %d %d %d\n", pairs, none, one, several, most, calls, n
+	}
+' "$out.trace" >"$out.counts"
+read -r pairs none one several most calls units <"$out.counts"
+echo "direct reclaims (begin/end pairs): $pairs; of them passing over no $fn call: $none, one unit: $one, two or more: $several; most units in one: $most; $calls calls of $fn in all, on $units distinct units"
+[ "$pairs" -gt 0 ] || fail "expected direct reclaim during the load (mm_vmscan_direct_reclaim_begin/end), saw none"
+hit=$((one + several))
+[ "$hit" -gt 0 ] || fail "expected $fn to be called inside direct reclaim, saw no call in $pairs pairs"
+case $want in
+zone)
+	[ $((several * 10)) -ge $((hit * 9)) ] ||
+		fail "zone end: expected at least 90 % of the $hit direct reclaims to pass over two or more zones, saw $several"
+	[ "$fn" = shrink_zone ] || fail "zone end: expected the probe on shrink_zone, the kernel has $fn"
+	;;
+node)
+	[ "$several" -eq 0 ] ||
+		fail "node end: expected every direct reclaim to pass over one node (uma), saw $several of $hit over two or more"
+	[ "$fn" = shrink_node ] || fail "node end: expected the probe on shrink_node, the kernel has $fn"
+	;;
+esac
