@@ -94,6 +94,7 @@ check-series: pristine
 
 check-host: deps
 	@$(TOP)tests/host/settings.sh
+	@$(TOP)tests/host/configs.sh
 	@$(TOP)tests/host/broken-series.sh
 	@$(TOP)tests/host/check-series.sh
 	@$(TOP)tests/host/round-trip.sh

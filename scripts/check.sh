@@ -31,6 +31,7 @@ part pristine "$TOP/scripts/pristine.sh"
 part static "$TOP/scripts/check-static.sh"
 part pristine-verify "$TOP/scripts/pristine.sh" verify
 part settings "$TOP/tests/host/settings.sh"
+part configs "$TOP/tests/host/configs.sh"
 part broken-series "$TOP/tests/host/broken-series.sh"
 part check-series "$TOP/tests/host/check-series.sh"
 part round-trip "$TOP/tests/host/round-trip.sh"
