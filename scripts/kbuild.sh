@@ -15,6 +15,9 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+# The whole script is one block: bash reads all of it before running any,
+# so editing the file during a build (minutes) cannot change what it does.
+{
 
 [ $# -eq 2 ] || die "usage: scripts/kbuild.sh STEP FLAVOR"
 step=$1
@@ -101,33 +104,8 @@ run "merge_config.sh" merge.log \
 	"$obj/.config" "$TOP/configs/qemu.config" "${frags[@]}"
 run "olddefconfig" olddefconfig.log "${kmake[@]}" olddefconfig
 
-# Every requested option must have survived: y/m/strings exactly, =n as
-# "is not set" or absent.  The flavor fragment may override qemu.config
-# (the bench kernels leave out ACPI and tracing): the last value asked for
-# an option is the one checked, as merge_config.sh applies them.
-declare -A want=()
-order=()
-while IFS= read -r line; do
-	line=${line%%#*}
-	line=${line%"${line##*[![:space:]]}"}
-	[ -n "$line" ] || continue
-	opt=${line%%=*}
-	[ -n "${want[$opt]+set}" ] || order+=("$opt")
-	want[$opt]=$line
-done < <(grep -h '^CONFIG_' "$TOP/configs/qemu.config" "${frags[@]}")
-lost=()
-for opt in "${order[@]}"; do
-	line=${want[$opt]}
-	val=${line#*=}
-	if [ "$val" = n ]; then
-		if grep -q "^$opt=" "$obj/.config"; then
-			lost+=("$opt=n (got $(grep "^$opt=" "$obj/.config"))")
-		fi
-	elif ! grep -qxF "$line" "$obj/.config"; then
-		got=$(grep -E "^$opt=|^# $opt is not set" "$obj/.config" || echo "absent")
-		lost+=("$line (got $got)")
-	fi
-done
+# Every requested option must have survived (config_lost, lib.sh).
+mapfile -t lost < <(config_lost "$obj/.config" "$TOP/configs/qemu.config" "${frags[@]}")
 if [ ${#lost[@]} -gt 0 ]; then
 	die "requested config options did not survive olddefconfig for $name:" \
 		"${lost[@]}" "fix the fragments under configs/ (a missing dependency?)"
@@ -166,3 +144,5 @@ if [ "$rc" -ne 0 ]; then
 fi
 msg kernel "$obj/arch/x86/boot/bzImage ($(($(date +%s) - start)) s)"
 echo "$key" >"$dir/stamp"
+exit 0
+}
