@@ -30,7 +30,7 @@ jobs=${JOBS:-$(jobs_default)}
 # Configure and build step N; the build's output goes to its log.  Runs
 # in a subshell of its own (see below): die ends that step only.
 build_step() {
-	local n=$1 name dir src obj logs key line opt val lost=() rc
+	local n=$1 name dir src obj logs key lost=() rc
 	name=$(kernel_name "$n" i386)
 	dir=$BUILD/k/$name
 	src=$dir/src
@@ -72,17 +72,8 @@ build_step() {
 		die "merge_config.sh failed for $name" "log: $logs/merge.log"
 	"${kmake[@]}" olddefconfig >"$logs/olddefconfig.log" 2>&1 ||
 		die "olddefconfig failed for $name" "log: $logs/olddefconfig.log"
-	# Every requested option must have survived: y exactly, =n as
-	# "is not set" or absent.
-	while IFS= read -r line; do
-		opt=${line%%=*}
-		val=${line#*=}
-		if [ "$val" = n ]; then
-			! grep -q "^$opt=" "$obj/.config" || lost+=("$line")
-		elif ! grep -qxF "$line" "$obj/.config"; then
-			lost+=("$line (got $(grep -E "^$opt=|^# $opt is not set" "$obj/.config" || echo absent))")
-		fi
-	done < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$frag" | grep '^CONFIG_')
+	# Every requested option must have survived (config_lost, lib.sh).
+	mapfile -t lost < <(config_lost "$obj/.config" "$frag")
 	[ ${#lost[@]} -eq 0 ] ||
 		die "requested config options did not survive olddefconfig for $name:" \
 			"${lost[@]}" "fix configs/i386.config (a missing dependency?)"
