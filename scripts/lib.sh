@@ -651,18 +651,18 @@ settings_table() {
 config_lost() {
 	local config=$1 line opt val got
 	shift
-	local -A want=()
-	local order=()
+	local -A asked=()
+	local asked_order=()
 	while IFS= read -r line; do
 		line=${line%%#*}
 		line=${line%"${line##*[![:space:]]}"}
 		[ -n "$line" ] || continue
 		opt=${line%%=*}
-		[ -n "${want[$opt]+set}" ] || order+=("$opt")
-		want[$opt]=$line
+		[ -n "${asked[$opt]+set}" ] || asked_order+=("$opt")
+		asked[$opt]=$line
 	done < <(grep -h '^CONFIG_' "$@")
-	for opt in "${order[@]}"; do
-		line=${want[$opt]}
+	for opt in "${asked_order[@]}"; do
+		line=${asked[$opt]}
 		val=${line#*=}
 		if [ "$val" = n ]; then
 			if grep -q "^$opt=" "$config"; then
