@@ -27,8 +27,8 @@
 # expectation, so the check must fail at both ends.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-fail() { echo "FAIL: $*"; exit 1; }
-inject() { case ",${NODELRU_INJECT:-}," in *",$1,"*) echo "# injecting fault '$1'"; return 0 ;; esac; return 1; }
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 
 tr=/sys/kernel/tracing
 ev=$tr/events/vmscan
@@ -45,12 +45,7 @@ elif awk '$3 == "shrink_node" { f = 1 } END { exit !f }' /proc/kallsyms; then
 else
 	fail "expected shrink_zone or shrink_node in /proc/kallsyms, saw neither"
 fi
-release=$(uname -r)
-case $release in
-*-nodelru-zone-*) end=zone ;;
-*-nodelru-node-*) end=node ;;
-*) end=step ;;
-esac
+series_end
 want=$end
 if inject direct-zones-swap; then
 	case $end in zone) want=node ;; node) want=zone ;; esac

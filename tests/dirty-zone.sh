@@ -60,8 +60,8 @@
 # run 2 at the zone end.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-fail() { echo "FAIL: $*"; exit 1; }
-inject() { case ",${NODELRU_INJECT:-}," in *",$1,"*) echo "# injecting fault '$1'"; return 0 ;; esac; return 1; }
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 
 file=/mnt/scratch/dirty-zone.dat
 samples=/tmp/dirty-zone.samples
@@ -88,14 +88,14 @@ cleanup() {
 trap cleanup EXIT
 
 if grep -q '^ *nr_zone_file_pages ' /proc/zoneinfo; then
-	end=zone
+	form=zone
 else
-	end=node
+	form=node
 fi
-release=$(uname -r)
-case $release in
-*-nodelru-zone-*) [ $end = zone ] || fail "zone end ($release): expected nr_zone_file_pages in /proc/zoneinfo, saw none" ;;
-*-nodelru-node-*) [ $end = node ] || fail "node end ($release): expected no nr_zone_file_pages in /proc/zoneinfo, saw it" ;;
+series_end
+case $end in
+zone) [ $form = zone ] || fail "zone end ($release): expected nr_zone_file_pages in /proc/zoneinfo, saw none" ;;
+node) [ $form = node ] || fail "node end ($release): expected no nr_zone_file_pages in /proc/zoneinfo, saw it" ;;
 esac
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 tight=0
@@ -232,7 +232,7 @@ mib=$((sumlim * 3 / 256))
 [ "$mib" -le 768 ] || mib=768
 memfree_mib=$(($(awk '$1 == "MemFree:" { print $2 }' /proc/meminfo) / 1024))
 [ "$mib" -le $((memfree_mib / 3)) ] || mib=$((memfree_mib / 3))
-echo "end: $end ($release), $ncpu cpus, dirty_ratio $ratio, background $ratio (halved), no periodic writeback;" \
+echo "end: $end, form: $form ($release), $ncpu cpus, dirty_ratio $ratio, background $ratio (halved), no periodic writeback;" \
 	"zone limits now sum to $sumlim pages, node limit $5 pages; writing $mib MiB"
 echo "first sample: $*"
 
@@ -243,7 +243,7 @@ show
 echo "$rep" | grep -q '^max Normal ' || fail "expected a populated Normal zone on node 0, saw none"
 echo "$rep" | grep -q '^max DMA32 ' || fail "expected a populated DMA32 zone on node 0, saw none"
 
-if [ $end = node ]; then
+if [ $form = node ]; then
 	[ "$(nover node)" -eq 0 ] ||
 		fail "node end: expected node 0's nr_dirty+nr_writeback within 3/2 of its limit + 1024 in every sample, saw $(nover node) over"
 	echo "ok: node end, node dirty limit held; Normal reached $(($(rmax Normal) / 10))% of its zone limit (not checked)"

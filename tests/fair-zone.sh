@@ -21,7 +21,8 @@
 # the shares, the managed pages and the fairness batches.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 
 file=/mnt/scratch/fair-zone.dat
 grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
@@ -60,10 +61,10 @@ if grep -q nr_alloc_batch /proc/zoneinfo; then
 else
 	mode=nofair
 fi
-release=$(uname -r)
-case $release in
-*-nodelru-zone-*) [ "$mode" = fair ] || fail "zone end ($release): expected nr_alloc_batch in /proc/zoneinfo, saw none" ;;
-*-nodelru-node-*) [ "$mode" = nofair ] || fail "node end ($release): expected no nr_alloc_batch in /proc/zoneinfo, saw it" ;;
+series_end
+case $end in
+zone) [ "$mode" = fair ] || fail "zone end ($release): expected nr_alloc_batch in /proc/zoneinfo, saw none" ;;
+node) [ "$mode" = nofair ] || fail "node end ($release): expected no nr_alloc_batch in /proc/zoneinfo, saw it" ;;
 esac
 
 sync

@@ -35,20 +35,15 @@
 # step.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-fail() { echo "FAIL: $*"; exit 1; }
-inject() { case ",${NODELRU_INJECT:-}," in *",$1,"*) echo "# injecting fault '$1'"; return 0 ;; esac; return 1; }
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 
 tr=/sys/kernel/tracing
 ev=$tr/events/vmscan
 [ -w "$ev/mm_vmscan_kswapd_sleep/enable" ] ||
 	fail "expected the mm_vmscan_kswapd_sleep trace event in $ev, saw none"
 grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
-release=$(uname -r)
-case $release in
-*-nodelru-zone-*) end=zone ;;
-*-nodelru-node-*) end=node ;;
-*) end=step ;;
-esac
+series_end
 pid=
 for c in /proc/[0-9]*/comm; do
 	[ "$(cat "$c" 2>/dev/null)" = kswapd0 ] || continue

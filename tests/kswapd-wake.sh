@@ -23,18 +23,14 @@
 #   steps between: wakeups happened (more than 0); the histogram is printed.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 
 ev=/sys/kernel/tracing/events/vmscan
 [ -w "$ev/mm_vmscan_wakeup_kswapd/trigger" ] ||
 	fail "expected histogram triggers on $ev/mm_vmscan_wakeup_kswapd (CONFIG_HIST_TRIGGERS), saw none"
 grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
-release=$(uname -r)
-case $release in
-*-nodelru-zone-*) end=zone ;;
-*-nodelru-node-*) end=node ;;
-*) end=step ;;
-esac
+series_end
 
 hlog=/tmp/kswapd-wake.hog
 mlock-hog 512 >"$hlog" 2>&1 &

@@ -12,13 +12,14 @@
 # are in use, or when an end shows the other end's lock.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 
 [ -r /proc/lock_stat ] || fail "expected /proc/lock_stat (CONFIG_LOCK_STAT), it is missing"
-release=$(uname -r)
-case $release in
-*-nodelru-zone-*) expect='&pgdat->lru_lock' ;;
-*-nodelru-node-*) expect='&lruvec->lru_lock' ;;
+series_end
+case $end in
+zone) expect='&pgdat->lru_lock' ;;
+node) expect='&lruvec->lru_lock' ;;
 *) expect= ;;
 esac
 

@@ -20,7 +20,8 @@
 # tests/broken/zone-shadow-drop.patch (a zone copy).
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 # shellcheck source=tests/lib/books.sh
 . /lib/nodelru/books.sh
 

@@ -12,11 +12,12 @@
 # Fault: INJECT=meminfo-skew adds 1 MiB to node 0's MemFree as read.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 skew=0
-case ",${NODELRU_INJECT:-}," in
-*,meminfo-skew,*) echo "# injecting fault 'meminfo-skew'"; skew=1024 ;;
-esac
+if inject meminfo-skew; then
+	skew=1024
+fi
 
 check() {
 	# shellcheck disable=SC2046 # one argument per node file

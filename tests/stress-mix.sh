@@ -21,8 +21,8 @@
 # cannot be faulted from outside; it is the tool's job).
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-fail() { echo "FAIL: $*"; exit 1; }
-inject() { case ",${NODELRU_INJECT:-}," in *",$1,"*) echo "# injecting fault '$1'"; return 0 ;; esac; return 1; }
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 
 command -v stress-ng >/dev/null || fail "expected stress-ng on the tools disk (/opt/tools/bin), it is missing"

@@ -12,7 +12,8 @@
 # Fault: INJECT=stutter-corrupt flips one bit of the hog's memory.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 scan() { echo $(($(vm pgscan_kswapd) + $(vm pgscan_direct))); }
 

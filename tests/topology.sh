@@ -15,7 +15,8 @@
 # Injected fault: lrugen-flip expects the other state; the test must fail.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 
 [ -r /proc/zoneinfo ] || fail "expected /proc/zoneinfo, it is missing"
 set -- /sys/devices/system/node/node[0-9]*
@@ -62,12 +63,9 @@ lrugen=absent
 [ ! -r /sys/kernel/mm/lru_gen/enabled ] || lrugen=$(cat /sys/kernel/mm/lru_gen/enabled)
 want=off
 case $(uname -r) in *+mglru*) want=on ;; esac
-case ",${NODELRU_INJECT:-}," in
-*,lrugen-flip,*)
-	echo "# injecting fault 'lrugen-flip'"
+if inject lrugen-flip; then
 	if [ "$want" = on ]; then want=off; else want=on; fi
-	;;
-esac
+fi
 on=off
 [ "$lrugen" = absent ] || [ $((lrugen & 1)) -eq 0 ] || on=on
 echo "kernel $(uname -r): multi-gen LRU $on (/sys/kernel/mm/lru_gen/enabled: $lrugen)"

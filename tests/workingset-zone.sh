@@ -38,7 +38,8 @@
 # Fault: INJECT=workingset-bits adds 1 to the expected timestamp_bits.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 
 dir=/mnt/scratch
 f=$dir/workingset-zone.dat
@@ -88,9 +89,10 @@ echo "  node form: $node_form timestamp bits; zone form: $zone_form"
 
 zone_marker=no
 grep -q '^ *nr_zone_file_pages ' /proc/zoneinfo && zone_marker=yes
-case $(uname -r) in
-*-nodelru-zone-*) end=zone want=$zone_form ;;
-*-nodelru-node-*) end=node want=$node_form ;;
+series_end
+case $end in
+zone) want=$zone_form ;;
+node) want=$node_form ;;
 *)
 	if [ "$zone_marker" = no ]; then
 		end="step (no nr_zone_file_pages: node form)" want=$node_form
@@ -99,14 +101,11 @@ case $(uname -r) in
 	fi
 	;;
 esac
-case ",${NODELRU_INJECT:-}," in
-*,workingset-bits,*)
-	echo "# injecting fault 'workingset-bits'"
+if inject workingset-bits; then
 	node_form=$((node_form + 1))
 	zone_form=$((zone_form + 1))
 	[ -z "$want" ] || want=$((want + 1))
-	;;
-esac
+fi
 echo "end: $end; nr_zone_file_pages in /proc/zoneinfo: $zone_marker; timestamp_bits=$bits"
 if [ -n "$want" ]; then
 	[ "$bits" -eq "$want" ] || fail "expected timestamp_bits=$want ($end), saw $bits"

@@ -26,11 +26,11 @@
 # expected, so the zone check must fail.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 hog=/sys/kernel/debug/nodelru_hog
 data=/mnt/scratch/zone-pressure.dat
 sparse=/mnt/scratch/zone-pressure.sparse
-inject() { case ",${NODELRU_INJECT:-}," in *",$1,"*) echo "# injecting fault '$1'"; return 0 ;; esac; return 1; }
 
 grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
 insmod /lib/modules/nodelru/nodelru_hog.ko || fail "insmod nodelru_hog.ko failed"
@@ -107,8 +107,7 @@ need=$((want - free_before))
 # The multi-gen LRU (bit 0 of /sys/kernel/mm/lru_gen/enabled) keeps a
 # list per zone inside the node's lruvec and scans only the eligible
 # zones' lists: nothing to skip there, so the check is for the classic LRU.
-lrugen=0
-[ ! -r /sys/kernel/mm/lru_gen/enabled ] || lrugen=$(($(cat /sys/kernel/mm/lru_gen/enabled) & 1))
+lrugen_on
 if [ -n "$higher" ] && [ "$(vm pgskip_dma32)" -ge 0 ] && [ "$lrugen" -eq 0 ]; then
 	hz=$(echo "$higher" | tr '[:upper:]' '[:lower:]')
 	skipped=$(delta "pgskip_$hz")

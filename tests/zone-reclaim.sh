@@ -59,7 +59,8 @@
 # scan node 0's inactive list twice.)
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 
 file=/mnt/scratch/zone-reclaim.dat
 mfile=/mnt/scratch/zone-reclaim.map
@@ -172,24 +173,14 @@ read -r mres1 mnode1 <<EOF
 $(awk '$1 == "resident" { print $2, $6 }' "$mlog")
 EOF
 [ -n "$mnode1" ] || fail "map-hold: expected a 'resident' line, saw: $(cat "$mlog")"
-case ",${NODELRU_INJECT:-}," in
-*,zone-reclaim-mapped,*)
-	echo "# injecting fault 'zone-reclaim-mapped'"
+if inject zone-reclaim-mapped; then
 	mres1=$((mres1 - 1))
-	;;
-esac
+fi
 echo "mapped file after mode 1: $mres1 of $mpages pages resident (before: $mres0), $mnode1 on node 0; data ok"
-case ",${NODELRU_INJECT:-}," in
-*,zone-reclaim-skip,*)
-	echo "# injecting fault 'zone-reclaim-skip'"
+if inject zone-reclaim-skip; then
 	skipped=$((skipped + pages))
-	;;
-esac
-case $(uname -r) in
-*-nodelru-node-*) end=node ;;
-*-nodelru-zone-*) end=zone ;;
-*) end=step ;;
-esac
+fi
+series_end
 echo "skip storm ($end end): mode 1 skipped $skipped pages over $events reclaim events, file $pages pages"
 
 [ "$ctl_growth" -ge $((pages / 8)) ] ||
@@ -199,8 +190,7 @@ echo "skip storm ($end end): mode 1 skipped $skipped pages over $events reclaim 
 	fail "mode 1: expected node 1 file pages to grow by under $((ctl_growth / 4)) (a quarter of the control), saw +$growth"
 [ "$growth" -lt $((pages / 8)) ] ||
 	fail "mode 1: expected node 1 file pages to grow by under $((pages / 8)), saw +$growth"
-lrugen=0
-[ ! -r /sys/kernel/mm/lru_gen/enabled ] || lrugen=$(($(cat /sys/kernel/mm/lru_gen/enabled) & 1))
+lrugen_on
 if [ "$end" = node ] && [ "$lrugen" -eq 0 ]; then
 	[ "$skipped" -lt $((pages / 64)) ] ||
 		fail "node end, mode 1: expected node_reclaim to skip under $((pages / 64)) pages (1/64 of the file), saw $skipped"

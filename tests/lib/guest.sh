@@ -1,0 +1,49 @@
+# shellcheck shell=sh
+# What the guest shell tests share.  Sourced from /lib/nodelru/guest.sh
+# right after a test's "set -eu -o pipefail":
+#   fail MSG      print "FAIL: MSG" and end the test with status 1 (the
+#                 runner reports the test as not ok, with MSG)
+#   inject NAME   true, after saying so on the console, when NAME is one
+#                 of the faults asked for (make qemu-test INJECT=a,b puts
+#                 them in NODELRU_INJECT); a test uses it to bend one of
+#                 its own figures and show that its check can fail
+#   series_end    sets release to the kernel's release and end to which
+#                 kernel this is: "zone" (the rewound end, step 0, release
+#                 *-nodelru-zone-*), "node" (the replayed end, release
+#                 *-nodelru-node-*), or "step" (any step between)
+#   lrugen_on     sets lrugen to 1 when the multi-gen LRU is on (bit 0 of
+#                 /sys/kernel/mm/lru_gen/enabled), else 0 (off, or a
+#                 kernel without CONFIG_LRU_GEN)
+# These variables are for the sourcing test.
+# shellcheck disable=SC2034
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+inject() {
+	case ",${NODELRU_INJECT:-}," in
+	*",$1,"*)
+		echo "# injecting fault '$1'"
+		return 0
+		;;
+	esac
+	return 1
+}
+
+series_end() {
+	release=$(uname -r)
+	case $release in
+	*-nodelru-zone-*) end=zone ;;
+	*-nodelru-node-*) end=node ;;
+	*) end=step ;;
+	esac
+}
+
+lrugen_on() {
+	lrugen=0
+	if [ -r /sys/kernel/mm/lru_gen/enabled ]; then
+		lrugen=$(($(cat /sys/kernel/mm/lru_gen/enabled) & 1))
+	fi
+}
