@@ -23,11 +23,8 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 check_settings
-case ${OVERLAP:-auto} in
-auto) if [ "$(nproc)" -ge 4 ]; then overlap=1; else overlap=0; fi ;;
-0 | 1) overlap=$OVERLAP ;;
-*) die "OVERLAP=$OVERLAP: OVERLAP is 1 (build the next step while this one boots), 0 (one at a time) or auto (1 from 4 CPUs up; here $(nproc))" ;;
-esac
+overlap=0
+! overlap_on || overlap=1
 # The whole script is one block: bash reads all of it before running any,
 # so editing the file during a long run cannot change what the run does.
 {
@@ -80,8 +77,7 @@ done
 # Build step $1 in the background; build/bisect/build-N.rc gets "rc secs".
 # It leaves the guest its CPUs: JOBS, or the CPUs beyond the guest's SMP
 # (at least one), at a lower priority.
-bg_jobs=${JOBS:-$(($(nproc) - ${SMP:-$DEFAULT_SMP}))}
-[ "$bg_jobs" -ge 1 ] || bg_jobs=1
+bg_jobs=$(bg_jobs_default)
 # A build still running when the script ends (a failure, ^C) is stopped
 # with everything it started.
 declare -A bpid=()

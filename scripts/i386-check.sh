@@ -19,7 +19,7 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-check_settings STEPS
+check_settings STEPS JOBS
 total=$(series_count)
 mapfile -t steps < <(expand_steps "${STEPS:-0 $total}")
 frag=$TOP/configs/i386.config

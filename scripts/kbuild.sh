@@ -23,7 +23,7 @@ set -euo pipefail
 step=$1
 flavor=$2
 # Before anything is built or written.
-STEP=$step FLAVOR=$flavor check_settings STEP FLAVOR
+STEP=$step FLAVOR=$flavor check_settings STEP FLAVOR JOBS
 # The fragments, in the order they are merged (the last value wins).
 IFS=+ read -r -a parts <<<"$flavor"
 case "${parts[0]:-}" in

@@ -206,6 +206,26 @@ jobs_default() {
 	nproc
 }
 
+# A build beside a booting guest (OVERLAP) leaves the guest its CPUs:
+# make's -j is JOBS, or the CPUs beyond the guest's SMP, at least one.
+bg_jobs_default() {
+	local j=${JOBS:-$(($(nproc) - ${SMP:-$DEFAULT_SMP}))}
+	[ "$j" -ge 1 ] || j=1
+	echo "$j"
+}
+
+# True when the next kernel is to build while the current one boots:
+# OVERLAP=1, or OVERLAP=auto (the default) on 4 CPUs or more (on fewer
+# the build and the guest only slow each other down).  check_settings
+# has checked OVERLAP.
+overlap_on() {
+	case ${OVERLAP:-auto} in
+	1) return 0 ;;
+	0) return 1 ;;
+	*) [ "$(nproc)" -ge 4 ] ;;
+	esac
+}
+
 # Stop process $1 and everything it started (children first listed, then
 # it; a process started in between is stopped by its parent's end or by
 # the caller's own timeout).  Used by the EXIT traps of the scripts that
@@ -403,7 +423,8 @@ test_index() {
 # Check the settings before anything is built or written, so that a typo
 # fails at once, with the values that would do, instead of after a kernel
 # build (or, worse, by building something else).  With no arguments every
-# one of STEP STEPS FLAVOR TOPOS TESTS ACCEL MEM SMP MGLRU KERNELS that is
+# one of STEP STEPS FLAVOR TOPOS TESTS ACCEL MEM SMP MGLRU KERNELS OVERLAP
+# JOBS that is
 # set (non-empty) is checked; with names, only those.  A script checks an argument with
 # NAME=$arg check_settings NAME.  All problems are reported in one message;
 # then the script stops.  Then BUILD must be writable (check_build_dir),
@@ -414,7 +435,7 @@ test_index() {
 check_settings() {
 	local names=("$@") v val w n p problems=() words=() nosuch=() lines=() extras index=''
 	local mem=${MEM:-$DEFAULT_MEM} smp=${SMP:-$DEFAULT_SMP} size_ok=1
-	[ ${#names[@]} -gt 0 ] || names=(STEP STEPS FLAVOR TOPOS TESTS ACCEL MEM SMP MGLRU KERNELS)
+	[ ${#names[@]} -gt 0 ] || names=(STEP STEPS FLAVOR TOPOS TESTS ACCEL MEM SMP MGLRU KERNELS OVERLAP JOBS)
 	for v in "${names[@]}"; do
 		val=${!v:-}
 		[ -n "$val" ] || continue
@@ -481,6 +502,17 @@ check_settings() {
 			[ ${#words[@]} -gt 0 ] || nosuch+=("no kernel named")
 			[ ${#nosuch[@]} -eq 0 ] ||
 				problems+=("KERNELS=$val: ${nosuch[*]}; make bench's kernels are zone, node and mglru (one or more, separated by spaces; they always run in that order)")
+			;;
+		OVERLAP)
+			case $val in
+			auto | 0 | 1) ;;
+			*) problems+=("OVERLAP=$val: OVERLAP is 1 (build the next kernel while this one boots), 0 (one at a time) or auto (the default: 1 from 4 CPUs up; here $(nproc))") ;;
+			esac
+			;;
+		JOBS)
+			case $val in
+			*[!0-9]* | 0* | ?????*) problems+=("JOBS=$val: JOBS is make's -j for kernel builds, a whole number above 0 (default: the CPUs, $(nproc); beside a booting guest the CPUs beyond its SMP)") ;;
+			esac
 			;;
 		MEM | SMP)
 			case $val in

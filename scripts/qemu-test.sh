@@ -195,10 +195,9 @@ guests=1
 guest_pids=()
 list=
 times_file=
-# A background build leaves the guest its CPUs: JOBS, or the CPUs beyond
-# the guest's SMP (at least one).
-bg_jobs=$(($(nproc) - ${SMP:-$DEFAULT_SMP}))
-[ "$bg_jobs" -ge 1 ] || bg_jobs=1
+# A background build leaves the guest its CPUs (JOBS, or the CPUs
+# beyond the guest's SMP).
+bg_jobs=$(bg_jobs_default)
 
 main() {
 	local t0 b kernel unbuilt=() steps_a=() kernels=() i n overlap bg_pid bg_log bg_rc again
@@ -209,11 +208,8 @@ main() {
 	auto | [1-9] | [1-9][0-9]) ;;
 	*) die "GUESTS=$GUESTS: GUESTS is the number of guests booted at once, 1 to 99, or auto (CPUs/SMP)" ;;
 	esac
-	case ${OVERLAP:-auto} in
-	auto) if [ "$(nproc)" -ge 4 ]; then overlap=1; else overlap=0; fi ;;
-	0 | 1) overlap=$OVERLAP ;;
-	*) die "OVERLAP=$OVERLAP: OVERLAP is 1 (build the next kernel while this one boots), 0 (build all, then boot) or auto (1 from 4 CPUs up; here $(nproc))" ;;
-	esac
+	overlap=0
+	! overlap_on || overlap=1
 	if [ "${RERUN:-0}" = 1 ]; then
 		overlap=0
 		for b in "${builds[@]}"; do
@@ -272,7 +268,7 @@ main() {
 				msg overlap "building $(kname "${steps_a[i + 1]}") while $(kname "${steps_a[i]}") boots (log: $bg_log)"
 				(
 					renice -n 10 -p "$BASHPID" >/dev/null || true
-					JOBS=${JOBS:-$bg_jobs}
+					JOBS=$bg_jobs
 					export JOBS
 					build_step "${steps_a[i + 1]}"
 				) >"$bg_log" 2>&1 &

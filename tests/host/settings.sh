@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Host test: a wrong setting (STEP, FLAVOR, TOPOS, TESTS, ACCEL, MEM, SMP)
+# Host test: a wrong setting (STEP, FLAVOR, TOPOS, TESTS, ACCEL, MEM, SMP,
+# OVERLAP, JOBS, GUESTS, MGLRU, KERNELS)
 # stops every entry point at once, before anything is built or written:
 # within two seconds, with one "error:" message that names the valid
 # values.  Each run gets an empty BUILD directory that must still not
@@ -84,6 +85,8 @@ bad "bisect-check STEP=99" "STEP=99: .*0\.\.$nseries" env STEP=99 "$top/scripts/
 bad "i386-check STEPS=99" "STEPS=99: .*0\.\.$nseries" env STEPS=99 "$top/scripts/i386-check.sh"
 bad "bisect-check TOPOS=bogus" "$topos" env TOPOS=bogus "$top/scripts/bisect-check.sh"
 bad "bisect-check OVERLAP=2" 'OVERLAP=2: OVERLAP is 1 .*, 0 .* or auto' env OVERLAP=2 "$top/scripts/bisect-check.sh"
+bad "qemu-test JOBS=0" 'JOBS=0: JOBS is make.s -j for kernel builds, a whole number above 0' env JOBS=0 "$qt"
+bad "kbuild node debug JOBS=two" 'JOBS=two: JOBS is make.s -j' env JOBS=two "$top/scripts/kbuild.sh" node debug
 bad "bench TOPOS=bogus" "$topos" env TOPOS=bogus "$top/scripts/bench.sh"
 bad "bench TOPOS='uma numa'" 'TOPOS=uma numa: make bench measures one topology' env TOPOS="uma numa" "$top/scripts/bench.sh"
 bad "bench TOPO=numa" 'make bench reads TOPOS' env TOPO=numa "$top/scripts/bench.sh"
@@ -131,6 +134,7 @@ check "good: MGLRU=0, MGLRU=1" each MGLRU=0 MGLRU=1
 check "good: MGLRU=1 FLAVOR=bench" good MGLRU=1 FLAVOR=bench
 check "good: KERNELS=zone / 'zone node' / 'node,mglru' / 'zone node mglru'" \
 	each KERNELS=zone KERNELS="zone node" KERNELS=node,mglru KERNELS="zone node mglru"
+check "good: OVERLAP=auto, 0, 1; JOBS=1, 16" each OVERLAP=auto OVERLAP=0 OVERLAP=1 JOBS=1 JOBS=16
 check "good: nothing written under BUILD" [ ! -e "$work/build" ]
 
 # The table of settings (scripts/settings.tsv, printed by make help) names
