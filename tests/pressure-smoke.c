@@ -4,21 +4,22 @@
  *
  * A short anon + file pressure run under swap, with every byte checked.
  *
- * A file of a sixth of RAM is written to the scratch ext4 disk.  Then all
- * but 448 MiB of what is free is taken by an mlocked region in huge pages
- * (cheap to fault under TCG, never reclaimed or swapped; base pages if
- * THP is off), and an anon region of what is then free plus all page
- * cache and reclaimable slab plus a sixteenth of RAM is filled with a
- * per-page pattern.  That cannot fit even with all page cache and slab
- * dropped, so reclaim must drop page cache and swap anon pages, as when
- * the whole of RAM was patterned (MemTotal plus a thirty-second, until
- * this version), with some 1.1 GiB of pattern instead of 3 GiB in the
- * 3 GiB guest; the swap traffic stays about the same (1 GiB out), so
- * the run is only some 10-15 % shorter.  The anon region is then
- * verified (swapped pages come back in), and the file is read back and
- * verified.  Pass: all data intact, and reclaim really ran (pages were
- * scanned and swapped out), so the test cannot pass without exercising
- * what it claims to.
+ * A file of a sixteenth of RAM is written to the scratch ext4 disk.
+ * Then all but 448 MiB of what is free is taken by an mlocked region in
+ * huge pages (cheap to fault under TCG, never reclaimed or swapped; base
+ * pages if THP is off), and an anon region of what is then free plus
+ * all page cache and reclaimable slab plus a sixteenth of RAM is filled
+ * with a per-page pattern.  That cannot fit even with all page cache and
+ * slab dropped, so reclaim must drop page cache and swap anon pages.
+ * What goes out to swap is about the page cache plus that sixteenth, so
+ * the file's size sets the swap traffic: with a file of a sixth of RAM
+ * (the earlier size) the 3 GiB guest swapped out some 780 MiB and in
+ * 390 MiB, a minute or two of every smoke boot under TCG; a sixteenth
+ * still makes reclaim drop page cache and swap, with about half the
+ * traffic.  The anon region is then verified (swapped pages come back
+ * in), and the file is read back and verified.  Pass: all data intact,
+ * and reclaim really ran (pages were scanned and swapped out), so the
+ * test cannot pass without exercising what it claims to.
  */
 #include <fcntl.h>
 #include <time.h>
@@ -59,7 +60,7 @@ int main(void)
 	if (access("/mnt/scratch/lost+found", F_OK))
 		test_skip("no scratch ext4 disk mounted on /mnt/scratch");
 
-	file_size = ((size_t)mem_kb * 1024 / 6) & ~(MIB - 1);
+	file_size = ((size_t)mem_kb * 1024 / 16) & ~(MIB - 1);
 	note("MemTotal %lld kB, MemAvailable %lld kB, SwapTotal %lld kB: file %zu MiB",
 	     mem_kb, avail_kb, swap_kb, file_size >> 20);
 
