@@ -11,15 +11,14 @@
  * all page cache and reclaimable slab plus a sixteenth of RAM is filled
  * with a per-page pattern.  That cannot fit even with all page cache and
  * slab dropped, so reclaim must drop page cache and swap anon pages.
- * What goes out to swap is about the page cache plus that sixteenth, so
- * the file's size sets the swap traffic: with a file of a sixth of RAM
- * (the earlier size) the 3 GiB guest swapped out some 780 MiB and in
- * 390 MiB, a minute or two of every smoke boot under TCG; a sixteenth
- * still makes reclaim drop page cache and swap, with about half the
- * traffic.  The anon region is then verified (swapped pages come back
- * in), and the file is read back and verified.  Pass: all data intact,
- * and reclaim really ran (pages were scanned and swapped out), so the
- * test cannot pass without exercising what it claims to.
+ * The file was a sixth of RAM until the smoke set was made lighter:
+ * then the 3 GiB guest swapped out some 780 MiB (multi-gen LRU kernel),
+ * a minute or two of every smoke boot under TCG; with a sixteenth the
+ * zone end swapped out some 640 MiB, and reclaim still has to drop page
+ * cache and swap.  The anon region is then verified (swapped pages come
+ * back in), and the file is read back and verified.  Pass: all data
+ * intact, and reclaim really ran (pages were scanned and swapped out),
+ * so the test cannot pass without exercising what it claims to.
  */
 #include <fcntl.h>
 #include <time.h>
