@@ -143,7 +143,6 @@ sample() {
 			printf "S %d %d %d %d%s\n", tp, tl, npend, nlim, line
 		}' /proc/zoneinfo
 }
-vmstat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/vmstat; }
 
 # run NAME MIB: write MIB MiB while sampling; leaves the samples in $samples
 # and the pgalloc deltas in d_dma32 and d_normal.
@@ -151,7 +150,8 @@ run() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	rm -f "$samples" "$done_file"
-	b32=$(vmstat pgalloc_dma32) bn=$(vmstat pgalloc_normal)
+	b32=$(vm pgalloc_dma32)
+	bn=$(vm pgalloc_normal)
 	(
 		rc=0
 		dd if=/dev/zero of="$file" bs=1M count="$2" 2>/dev/null || rc=$?
@@ -164,7 +164,9 @@ run() {
 	wait
 	sample >>"$samples"
 	[ "$(cat "$done_file")" -eq 0 ] || fail "$1: writing $2 MiB to $file failed (dd exit $(cat "$done_file"))"
-	d_dma32=$(($(vmstat pgalloc_dma32) - b32)) d_normal=$(($(vmstat pgalloc_normal) - bn))
+	a32=$(vm pgalloc_dma32)
+	an=$(vm pgalloc_normal)
+	d_dma32=$((a32 - b32)) d_normal=$((an - bn))
 	sync
 	rm -f "$file"
 	n=$(wc -l <"$samples")

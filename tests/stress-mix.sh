@@ -23,7 +23,6 @@
 set -eu -o pipefail
 # shellcheck source=tests/lib/guest.sh
 . /lib/nodelru/guest.sh
-vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 
 command -v stress-ng >/dev/null || fail "expected stress-ng on the tools disk (/opt/tools/bin), it is missing"
 grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
@@ -41,7 +40,8 @@ rc=0
 (cd /mnt/scratch && stress-ng --vm 2 --vm-bytes "${vm_kb}K" --vm-keep --vm-populate --verify \
 	--mmap 1 --mmap-bytes 64M --mmap-file --hdd 1 --hdd-bytes 128M \
 	--timeout 45s --metrics-brief --temp-path /mnt/scratch $extra) >"$out" 2>&1 || rc=$?
-pswp=$(($(vm pswpout) - pswp0))
+pswp1=$(vm pswpout)
+pswp=$((pswp1 - pswp0))
 sed 's/^stress-ng: //' "$out" | tail -n 20
 rm -f "$out"
 [ "$rc" -eq 0 ] || fail "expected stress-ng to exit 0, it exited $rc"

@@ -14,8 +14,7 @@
 set -eu -o pipefail
 # shellcheck source=tests/lib/guest.sh
 . /lib/nodelru/guest.sh
-vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
-scan() { echo $(($(vm pgscan_kswapd) + $(vm pgscan_direct))); }
+scan() { k=$(vm pgscan_kswapd) && d=$(vm pgscan_direct) && echo $((k + d)); }
 
 grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
 total_kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
@@ -25,7 +24,8 @@ echo "stutter: hog ${hog} KiB, file ${file} KiB, probe 4096 KiB, 45 s (MemTotal 
 s0=$(scan)
 stutter -t 45 -a "$hog" -f "$file" -p 4096 -d /mnt/scratch ||
 	fail "expected the hog and the copier to verify all their data and 10+ probe samples (see above)"
-s=$(($(scan) - s0))
+s1=$(scan)
+s=$((s1 - s0))
 echo "pgscan +$s"
 [ "$s" -gt 0 ] || fail "expected reclaim to run (pgscan > 0), saw +$s"
 echo 1 >/proc/sys/vm/stat_refresh || fail "vm.stat_refresh failed"

@@ -59,15 +59,16 @@ movable)
 esac
 echo "topology $NODELRU_TOPO: $nodes node(s) as expected"
 
-lrugen=absent
-[ ! -r /sys/kernel/mm/lru_gen/enabled ] || lrugen=$(cat /sys/kernel/mm/lru_gen/enabled)
+raw=absent
+[ ! -r /sys/kernel/mm/lru_gen/enabled ] || raw=$(cat /sys/kernel/mm/lru_gen/enabled)
 want=off
 case $(uname -r) in *+mglru*) want=on ;; esac
 if inject lrugen-flip; then
 	if [ "$want" = on ]; then want=off; else want=on; fi
 fi
+lrugen_on
 on=off
-[ "$lrugen" = absent ] || [ $((lrugen & 1)) -eq 0 ] || on=on
-echo "kernel $(uname -r): multi-gen LRU $on (/sys/kernel/mm/lru_gen/enabled: $lrugen)"
+[ "$lrugen" -eq 0 ] || on=on
+echo "kernel $(uname -r): multi-gen LRU $on (/sys/kernel/mm/lru_gen/enabled: $raw)"
 [ "$on" = "$want" ] ||
-	fail "expected the multi-gen LRU $want in kernel $(uname -r), saw it $on (/sys/kernel/mm/lru_gen/enabled: $lrugen)"
+	fail "expected the multi-gen LRU $want in kernel $(uname -r), saw it $on (/sys/kernel/mm/lru_gen/enabled: $raw)"

@@ -49,8 +49,7 @@ zf() {
 			print ($1 == "pages" ? $3 : $2); exit
 		}' /proc/zoneinfo
 }
-vm() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/vmstat; }
-steal() { echo $(($(vm pgsteal_kswapd) + $(vm pgsteal_direct))); }
+steal() { k=$(vm pgsteal_kswapd) && d=$(vm pgsteal_direct) && echo $((k + d)); }
 
 case "$NODELRU_TOPO" in
 movable) zone=Normal req=normal higher=Movable ;;
@@ -108,7 +107,7 @@ need=$((want - free_before))
 # list per zone inside the node's lruvec and scans only the eligible
 # zones' lists: nothing to skip there, so the check is for the classic LRU.
 lrugen_on
-if [ -n "$higher" ] && [ "$(vm pgskip_dma32)" -ge 0 ] && [ "$lrugen" -eq 0 ]; then
+if [ -n "$higher" ] && vm_has pgskip_dma32 && [ "$lrugen" -eq 0 ]; then
 	hz=$(echo "$higher" | tr '[:upper:]' '[:lower:]')
 	skipped=$(delta "pgskip_$hz")
 	[ "$skipped" -gt 0 ] ||

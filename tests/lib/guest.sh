@@ -14,6 +14,11 @@
 #   lrugen_on     sets lrugen to 1 when the multi-gen LRU is on (bit 0 of
 #                 /sys/kernel/mm/lru_gen/enabled), else 0 (off, or a
 #                 kernel without CONFIG_LRU_GEN)
+#   vm NAME       prints the /proc/vmstat item NAME; when the kernel has no
+#                 such item it says so on stderr ("FAIL: ...") and returns
+#                 1, so a typo or a missing counter ends the test instead of
+#                 reading as 0
+#   vm_has NAME   true when /proc/vmstat has the item NAME
 # These variables are for the sourcing test.
 # shellcheck disable=SC2034
 
@@ -46,4 +51,14 @@ lrugen_on() {
 	if [ -r /sys/kernel/mm/lru_gen/enabled ]; then
 		lrugen=$(($(cat /sys/kernel/mm/lru_gen/enabled) & 1))
 	fi
+}
+
+vm() {
+	awk -v k="$1" '$1 == k { print $2; f = 1 } END { exit !f }' /proc/vmstat && return 0
+	echo "FAIL: expected /proc/vmstat to have $1, kernel $(uname -r) has no such item" >&2
+	return 1
+}
+
+vm_has() {
+	grep -q "^$1 " /proc/vmstat
 }
