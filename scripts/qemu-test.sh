@@ -2,7 +2,8 @@
 # Build, boot and test kernels of the series; print one verdict.
 #
 # Environment (all optional):
-#   STEP    one step only: zone, node, all or N (default: both ends)
+#   STEP    the steps to build and boot instead of the two ends: zone,
+#           node, all, N or a range A-B, several separated by spaces
 #   FLAVOR  debug (default) or bench
 #   TOPOS   topologies, default "uma numa" (also: movable)
 #   TESTS   tests or sets for the guest, default smoke
@@ -37,7 +38,15 @@ flavor=${FLAVOR:-debug}
 topos=${TOPOS:-uma numa}
 tests=${TESTS:-smoke}
 if [ -n "${STEP:-}" ]; then
-	steps=$STEP
+	# A range A-B stands for its steps, by number (check_settings has
+	# checked every word).
+	steps=
+	for w in $STEP; do
+		case $w in
+		*-*) steps+=" $(expand_steps "$w" | paste -sd' ')" ;;
+		*) steps+=" $w" ;;
+		esac
+	done
 else
 	steps="zone node"
 fi
