@@ -182,9 +182,15 @@ boot_kernels() {
 		done
 		guest_pids=()
 	else
+		# The accelerator picked above goes down too (qemu-run.sh would
+		# otherwise pick, and say so, once more for every boot).
 		for j in "${jobs[@]}"; do
 			read -r kernel topo <<<"$j"
-			boot_one "$kernel" "$topo" ""
+			if [ "$accel" = failed ]; then
+				boot_one "$kernel" "$topo" ""
+			else
+				ACCEL=$accel boot_one "$kernel" "$topo" ""
+			fi
 		done
 	fi
 	for j in "${jobs[@]}"; do
