@@ -77,7 +77,7 @@ done
 # Build step $1 in the background; build/bisect/build-N.rc gets "rc secs".
 # It leaves the guest its CPUs: JOBS, or the CPUs beyond the guest's SMP
 # (at least one), at a lower priority.
-bg_jobs=$(bg_jobs_default)
+bg_jobs=$(bg_jobs_default 1)
 # A build still running when the script ends (a failure, ^C) is stopped
 # with everything it started.
 declare -A bpid=()

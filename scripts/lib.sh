@@ -206,10 +206,12 @@ jobs_default() {
 	nproc
 }
 
-# A build beside a booting guest (OVERLAP) leaves the guest its CPUs:
-# make's -j is JOBS, or the CPUs beyond the guest's SMP, at least one.
+# A build beside booting guests (OVERLAP) leaves the guests their CPUs:
+# make's -j is JOBS, or the CPUs beyond GUESTS guests of SMP vCPUs each
+# (GUESTS, default 1: those booted at once beside the build), at least one.
+#   bg_jobs_default [GUESTS]
 bg_jobs_default() {
-	local j=${JOBS:-$(($(nproc) - ${SMP:-$DEFAULT_SMP}))}
+	local j=${JOBS:-$(($(nproc) - ${1:-1} * ${SMP:-$DEFAULT_SMP}))}
 	[ "$j" -ge 1 ] || j=1
 	echo "$j"
 }

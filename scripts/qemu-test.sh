@@ -210,12 +210,9 @@ guests=1
 guest_pids=()
 list=
 times_file=
-# A background build leaves the guest its CPUs (JOBS, or the CPUs
-# beyond the guest's SMP).
-bg_jobs=$(bg_jobs_default)
 
 main() {
-	local t0 b kernel unbuilt=() steps_a=() kernels=() i n overlap bg_pid bg_log bg_rc again
+	local t0 b kernel unbuilt=() steps_a=() kernels=() i n overlap bg_pid bg_log bg_rc bg_jobs g again
 	# An old run list is emptied before anything can stop this run.
 	list=$BUILD/runs/qemu-test.list
 	[ ! -f "$list" ] || : >"$list"
@@ -274,7 +271,11 @@ main() {
 		boot_kernels "${kernels[@]}"
 	else
 		# Each next kernel builds (at nice 10, with the CPUs beyond the
-		# guest's SMP) while the one before it boots.
+		# guests' vCPUs: as many guests as boot at once, no more than the
+		# topologies of one kernel) while the one before it boots.
+		g=$(guests_at_once)
+		[ "$g" -le "$(wc -w <<<"$topos")" ] || g=$(wc -w <<<"$topos")
+		bg_jobs=$(bg_jobs_default "$g")
 		build_step "${steps_a[0]}"
 		for ((i = 0; i < n; i++)); do
 			bg_pid=

@@ -162,6 +162,26 @@ check "settings.tsv names no variable that nothing reads (stale: ${stale[*]:-non
 "$realmake" -s -f "$top/Makefile" help >"$work/help.out"
 check "make help prints the table" grep -q 'MAX_OFFSET  *0  *lines a hunk' "$work/help.out"
 
+# make's -j beside guests (OVERLAP): the CPUs beyond the guests' vCPUs,
+# at least one, or JOBS.  nproc is a function here, for the CPU count.
+# bgj CPUS SMP GUESTS [JOBS]
+bgj() {
+	(
+		cpus=$1
+		# shellcheck disable=SC2317 # called by bg_jobs_default
+		nproc() { echo "$cpus"; }
+		export SMP="$2"
+		unset JOBS
+		[ -z "${4:-}" ] || export JOBS="$4"
+		. "$top/scripts/lib.sh"
+		bg_jobs_default "$3"
+	)
+}
+check "bg jobs: 8 CPUs, 2 guests of 2 vCPUs: 4 ($(bgj 8 2 2))" [ "$(bgj 8 2 2)" = 4 ]
+check "bg jobs: 8 CPUs, 1 guest of 2 vCPUs: 6 ($(bgj 8 2 1))" [ "$(bgj 8 2 1)" = 6 ]
+check "bg jobs: 4 CPUs, 3 guests of 2 vCPUs: at least 1 ($(bgj 4 2 3))" [ "$(bgj 4 2 3)" = 1 ]
+check "bg jobs: JOBS=3 wins ($(bgj 8 2 2 3))" [ "$(bgj 8 2 2 3)" = 3 ]
+
 rm -rf "$work"
 echo "settings: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
