@@ -27,7 +27,7 @@ export NODELRU_BASE_NOTED := 1
 
 help:
 	@echo 'node-lru targets:'
-	@echo '  qemu-test         apply, build, boot and test both ends (STEP=zone|node|N for one;'
+	@echo '  qemu-test         apply, build, boot and test both ends (STEP=zone|node|N|A-B instead;'
 	@echo '                    MGLRU=1 adds the node end with the multi-gen LRU, node-debug+mglru)'
 	@echo '  check             static checks, host tests, both ends booted with the smoke set,'
 	@echo '                    and the harness self-tests (what .ci/run runs)'

@@ -78,6 +78,8 @@ done
 # It leaves the guest its CPUs: JOBS, or the CPUs beyond the guest's SMP
 # (at least one), at a lower priority.
 bg_jobs=$(bg_jobs_default 1)
+# The accelerator, picked at the first boot (below).
+accel=
 # A build still running when the script ends (a failure, ^C) is stopped
 # with everything it started.
 declare -A bpid=()
@@ -128,8 +130,15 @@ for ((i = 0; i < ${#todo[@]}; i++)); do
 	t0=$(date +%s)
 	if [ "$build" = ok ]; then
 		pass=0 fail=0 skip=0 boot=ok
+		# The accelerator is picked (and said) once, at the first boot;
+		# when it cannot be had, each run reports it.
+		if [ -z "$accel" ]; then
+			accel=$(pick_accel "$BUILD/k/$kname/obj/arch/x86/boot/bzImage") || accel=failed
+		fi
+		acc=()
+		[ "$accel" = failed ] || acc=(ACCEL="$accel")
 		for topo in $topos; do
-			RUN_NAME="bisect-$n-$topo" "$TOP/scripts/qemu-run.sh" "$kname" "$topo" "$tests" || true
+			env "${acc[@]}" RUN_NAME="bisect-$n-$topo" "$TOP/scripts/qemu-run.sh" "$kname" "$topo" "$tests" || true
 			oc=$BUILD/runs/bisect-$n-$topo/outcomes
 			if [ ! -s "$oc" ]; then
 				# qemu-run stopped before booting (disk space, missing files)

@@ -19,7 +19,8 @@
 #           CPUs with SMP=2: two smoke boots side by side took 525 and
 #           572 s, against 270 and 329 s one after the other
 #   OVERLAP 1: build the next kernel (at nice 10, with the CPUs beyond
-#           SMP, at least one) while the one before it boots; 0: build
+#           the vCPUs of the guests booted at once, at least one) while
+#           the one before it boots; 0: build
 #           all, then boot; auto (default): 1 from 4 CPUs up
 #   MGLRU   1: also the multi-gen LRU kernel, the node end with FLAVOR
 #           plus configs/mglru.config (node-debug+mglru by default), built
@@ -224,8 +225,11 @@ main() {
 	! overlap_on || overlap=1
 	if [ "${RERUN:-0}" = 1 ]; then
 		overlap=0
+		declare -A seen=()
 		for b in "${builds[@]}"; do
 			kernel=$(kname "$b")
+			[ -z "${seen[$kernel]:-}" ] || continue
+			seen[$kernel]=1
 			[ -f "$BUILD/k/$kernel/obj/arch/x86/boot/bzImage" ] ||
 				unbuilt+=("$kernel (no $BUILD/k/$kernel/obj/arch/x86/boot/bzImage): make kernel STEP=${b% *} FLAVOR=${b#* }${SCRATCH:+ SCRATCH=$SCRATCH}")
 		done

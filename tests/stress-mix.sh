@@ -40,10 +40,10 @@ rc=0
 (cd /mnt/scratch && stress-ng --vm 2 --vm-bytes "${vm_kb}K" --vm-keep --vm-populate --verify \
 	--mmap 1 --mmap-bytes 64M --mmap-file --hdd 1 --hdd-bytes 128M \
 	--timeout 45s --metrics-brief --temp-path /mnt/scratch $extra) >"$out" 2>&1 || rc=$?
-pswp1=$(vm pswpout)
-pswp=$((pswp1 - pswp0))
 sed 's/^stress-ng: //' "$out" | tail -n 20
 rm -f "$out"
+pswp1=$(vm pswpout)
+pswp=$((pswp1 - pswp0))
 [ "$rc" -eq 0 ] || fail "expected stress-ng to exit 0, it exited $rc"
 echo "pswpout +$pswp"
 [ "$pswp" -gt 0 ] || fail "expected the vm workers to be swapped out (pswpout > 0), saw +$pswp"

@@ -107,8 +107,8 @@ need=$((want - free_before))
 # list per zone inside the node's lruvec and scans only the eligible
 # zones' lists: nothing to skip there, so the check is for the classic LRU.
 lrugen_on
-if [ -n "$higher" ] && vm_has pgskip_dma32 && [ "$lrugen" -eq 0 ]; then
-	hz=$(echo "$higher" | tr '[:upper:]' '[:lower:]')
+hz=$(echo "$higher" | tr '[:upper:]' '[:lower:]')
+if [ -n "$higher" ] && vm_has "pgskip_$hz" && [ "$lrugen" -eq 0 ]; then
 	skipped=$(delta "pgskip_$hz")
 	[ "$skipped" -gt 0 ] ||
 		fail "expected the node-LRU scan to skip $higher pages (pgskip_$hz > 0) while reclaiming for $zone, saw $skipped"

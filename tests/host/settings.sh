@@ -85,6 +85,8 @@ bad "qemu-test RERUN=1 STEP='1-2 zone'" 'not built:' env RERUN=1 TOPOS=uma STEP=
 check "a range names each of its steps" grep -q 'make kernel STEP=1 FLAVOR=debug' "$work/$n.out"
 check "a range names each of its steps (2)" grep -q 'make kernel STEP=2 FLAVOR=debug' "$work/$n.out"
 check "a range beside a name" grep -q 'make kernel STEP=zone FLAVOR=debug' "$work/$n.out"
+bad "qemu-test RERUN=1 STEP='0-1 zone'" 'not built:' env RERUN=1 TOPOS=uma STEP="0-1 zone" "$qt"
+check "a kernel named twice is listed once ($(grep -c 'zone-debug (no' "$work/$n.out"))" [ "$(grep -c 'zone-debug (no' "$work/$n.out")" -eq 1 ]
 bad "bisect-check STEP=99" "STEP=99: .*0\.\.$nseries" env STEP=99 "$top/scripts/bisect-check.sh"
 bad "i386-check STEPS=99" "STEPS=99: .*0\.\.$nseries" env STEPS=99 "$top/scripts/i386-check.sh"
 bad "bisect-check TOPOS=bogus" "$topos" env TOPOS=bogus "$top/scripts/bisect-check.sh"

@@ -16,8 +16,11 @@
 #                 kernel without CONFIG_LRU_GEN)
 #   vm NAME       prints the /proc/vmstat item NAME; when the kernel has no
 #                 such item it says so on stderr ("FAIL: ...") and returns
-#                 1, so a typo or a missing counter ends the test instead of
-#                 reading as 0
+#                 1, so that in a plain assignment, x=$(vm NAME), a typo
+#                 or a missing counter ends the test instead of reading as
+#                 0.  Read into a variable first: inside $((...)), [ ],
+#                 "local" or a function called from if/||, the failure is
+#                 not seen and the value is empty
 #   vm_has NAME   true when /proc/vmstat has the item NAME
 # These variables are for the sourcing test.
 # shellcheck disable=SC2034
