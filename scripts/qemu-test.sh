@@ -213,7 +213,7 @@ list=
 times_file=
 
 main() {
-	local t0 b kernel unbuilt=() steps_a=() kernels=() i n overlap bg_pid bg_log bg_rc bg_jobs g again
+	local t0 b kernel unbuilt=() steps_a=() kernels=() i n overlap bg_pid bg_log bg_rc bg_jobs g n_topos again
 	# An old run list is emptied before anything can stop this run.
 	list=$BUILD/runs/qemu-test.list
 	[ ! -f "$list" ] || : >"$list"
@@ -278,7 +278,8 @@ main() {
 		# guests' vCPUs: as many guests as boot at once, no more than the
 		# topologies of one kernel) while the one before it boots.
 		g=$(guests_at_once)
-		[ "$g" -le "$(wc -w <<<"$topos")" ] || g=$(wc -w <<<"$topos")
+		n_topos=$(wc -w <<<"$topos")
+		[ "$g" -le "$n_topos" ] || g=$n_topos
 		bg_jobs=$(bg_jobs_default "$g")
 		build_step "${steps_a[0]}"
 		for ((i = 0; i < n; i++)); do
