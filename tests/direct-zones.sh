@@ -8,8 +8,9 @@
 # has it (the zone end), else shrink_node(pgdat, sc).  Both are called
 # out of line from do_try_to_free_pages() (checked in the built objects).
 # Direct reclaim comes from the pressure-smoke program, run as the load
-# (it mlocks most of RAM, then fills anon beyond what is free, and checks
-# every byte it wrote; it must pass here too).  Each direct reclaim is
+# with its heavy sizes (it mlocks all but 448 MiB of what is free, then
+# fills anon beyond what is free, and checks every byte it wrote; it must
+# pass here too).  Each direct reclaim is
 # one mm_vmscan_direct_reclaim_begin/end pair in the allocating task; per
 # pair the distinct first arguments of the probe's hits are counted (the
 # probe is filtered to that task: kswapd's passes are not counted).
@@ -76,7 +77,7 @@ echo 1 >"$ev/mm_vmscan_direct_reclaim_end/enable"
 echo 1 >"$tr/events/nodelru/unit/enable"
 echo "kernel $release ($end end); kprobe on $fn; load: pressure-smoke"
 rc=0
-/tests/pressure-smoke >"$out.load" 2>&1 || rc=$?
+/tests/pressure-smoke heavy >"$out.load" 2>&1 || rc=$?
 echo 0 >"$tr/tracing_on"
 sed 's/^/  /' "$out.load"
 [ "$rc" -ne 4 ] || { echo "SKIP: the load skipped: $(sed -n 's/^SKIP: //p' "$out.load" | tail -n 1)"; exit 4; }

@@ -2,14 +2,21 @@
 # shellcheck shell=sh
 # nodelru: sets=smoke timeout=900 topo=numa order=30
 #
-# vm.zone_reclaim_mode keeps page cache local.  A file of 5/4 of node 0's
-# managed memory (sparse: its holes are read into clean page cache
-# without disk I/O) is read with a cold cache by a reader bound to a CPU
-# of node 0, twice:
+# vm.zone_reclaim_mode keeps page cache local.  With node 0's page cache
+# dropped, all but 512 MiB of node 0's free memory is first held by
+# mlock-hog bound to node 0 (mlocked huge pages: cheap to fault under TCG,
+# never reclaimed), so what the reads must fill is that window, not all
+# of node 0.  A file of 3/2 of the window (sparse: its holes are read into
+# clean page cache without disk I/O) is read with a cold cache by a reader
+# bound to a CPU of node 0, twice:
 #   mode 0 (control): once node 0 is full, page cache spills to node 1.
 #   mode 1: node 0 reclaims its own clean page cache instead (zone_reclaim
 #   at the zone-LRU end, node_reclaim at the node-LRU end; both fire the
 #   mm_vmscan_node_reclaim_begin event).
+# Until the smoke set was made lighter the file was 5/4 of all of node 0
+# (2406 MiB on the 3 GiB guest) and the test took some 80 s a boot; the
+# window keeps what is shown (node 0 full of page cache its reader may
+# reclaim, mapped page cache beside it) at a fraction of the reading.
 # Pass: with mode 1 the reclaim event fired, and node 1's file pages grew
 # by less than a quarter of what they grew by in the control run (and by
 # less than 1/8 of the file).  The control must have spilled at least 1/8
@@ -28,8 +35,9 @@
 #     the bound is the mapped file's pages plus 1/64 of the file: its
 #     scan counts as skipped every folio it cannot isolate, and with
 #     may_unmap=0 that is each mapped folio it passes (node-debug+mglru
-#     on numa: 30720 skipped over 115 events, the mapped file's 30720
-#     pages once each; the classic LRU counts only other zones' folios);
+#     on numa, with a mapped file of 120 MiB then: 30720 skipped over 115
+#     events, its 30720 pages once each; the classic LRU counts only
+#     other zones' folios);
 #   zone end and steps between: reported only (the storm is the known
 #     cost of the hybrid described in "mm: convert zone_reclaim to
 #     node_reclaim"; later stretches bring zone-exact isolation).
@@ -37,19 +45,19 @@
 # Mapped pages are spared: mode 1 is RECLAIM_ZONE without RECLAIM_UNMAP,
 # so zone_reclaim and node_reclaim run with may_unmap=0 and must not
 # reclaim mapped page cache (as Linux 4.7 did, and both ends keep).  For
-# the mode 1 read, map-hold (tests/tools/map-hold.c) maps a file of 1/16
-# of node 0's managed memory (at least 64 MiB, on the scratch disk, its
-# memory bound to node 0 and its CPU the reader's) and touches every page,
-# unlocked.  Before the read all its pages must be resident and on node
-# 0; after it, on SIGUSR1, map-hold counts its resident pages by mincore()
-# and then verifies every page's pattern.  Pass: all of them still
-# resident, exactly, and the data intact.  No slack is needed: when node
-# 0 cannot reclaim, the reader's pages go to node 1 in the fast path, and
-# node 1 stays far above its watermarks (in the 3 GiB guest it gains
-# some 630 MiB of its 1 GiB in the control run, a few pages in mode 1),
-# so neither kswapd nor direct reclaim, which may unmap, runs; and
-# drop_caches leaves mapped pages alone.  The mode 1 figures include
-# pgsteal_kswapd to show that kswapd stayed out.
+# the mode 1 read, map-hold (tests/tools/map-hold.c) maps a file of 1/8
+# of the window (at least 32 MiB, on the scratch disk, its memory bound
+# to node 0 and its CPU the reader's) and touches every page, unlocked.
+# Before the read all its pages must be resident and on node 0; after
+# it, on SIGUSR1, map-hold counts its resident pages by mincore() and
+# then verifies every page's pattern.  Pass: all of them still resident,
+# exactly, and the data intact.  No slack is needed: when node 0 cannot
+# reclaim, the reader's pages go to node 1 in the fast path, and node 1
+# stays far above its watermarks (it gains a few hundred MiB of its 1 GiB
+# in the control run, a few pages in mode 1), so neither kswapd nor
+# direct reclaim, which may unmap, runs; and drop_caches leaves mapped
+# pages alone.  The mode 1 figures include pgsteal_kswapd to show that
+# kswapd stayed out.
 # Faults: INJECT=zone-reclaim-skip adds the file's page count to the skips
 # as read, so the node end's bound must fail; INJECT=zone-reclaim-mapped
 # takes one page off the resident count map-hold reports after the read,
@@ -66,10 +74,16 @@ file=/mnt/scratch/zone-reclaim.dat
 mfile=/mnt/scratch/zone-reclaim.map
 mlog=/tmp/zone-reclaim.map-hold
 mpid=
-# On any exit, map-hold must not keep its pages mapped for the next test.
+hpid=
+# On any exit, map-hold and mlock-hog must not keep their pages for the
+# next test.
 cleanup() {
 	[ -z "$mpid" ] || kill "$mpid" 2>/dev/null || true
-	rm -f "$mfile" "$mlog" "$file"
+	if [ -n "$hpid" ]; then
+		kill "$hpid" 2>/dev/null || true
+		wait "$hpid" 2>/dev/null || true
+	fi
+	rm -f "$mfile" "$mlog" "$file" /tmp/zone-reclaim.hog
 }
 trap cleanup EXIT
 tr=/sys/kernel/tracing
@@ -81,18 +95,33 @@ grep -q '^pgskip_dma32 ' /proc/vmstat || fail "expected pgskip_dma32 in /proc/vm
 cpu=$(cut -d, -f1 /sys/devices/system/node/node0/cpulist | cut -d- -f1)
 [ -n "$cpu" ] || fail "expected a CPU on node 0, saw none"
 
+node_free_mib() { awk '$3 == "MemFree:" { print int($4 / 1024) }' /sys/devices/system/node/node0/meminfo; }
 managed=$(awk '/^Node/ { node = $2; sub(",", "", node) } node == 0 && $1 == "managed" { s += $2 } END { print s }' /proc/zoneinfo)
-mib=$((managed * 5 / 1024))
+sync
+echo 3 >/proc/sys/vm/drop_caches
+hlog=/tmp/zone-reclaim.hog
+taskset -c "$cpu" mlock-hog 512 0 >"$hlog" 2>&1 &
+hpid=$!
+i=0
+until grep -q '^held \|^FAIL' "$hlog"; do
+	kill -0 "$hpid" 2>/dev/null || break
+	i=$((i + 1))
+	[ "$i" -le 300 ] || fail "expected mlock-hog to hold node 0's memory within 300 s, saw: $(cat "$hlog")"
+	sleep 1
+done
+grep -q '^held ' "$hlog" || fail "expected mlock-hog to hold node 0's memory, saw: $(cat "$hlog")"
+window=$(node_free_mib)
+[ "$window" -ge 256 ] || fail "expected at least 256 MiB free on node 0 beside mlock-hog, saw $window MiB"
+mib=$((window * 3 / 2))
 pages=$((mib * 256))
-mmib=$((managed / 4096))
-[ "$mmib" -ge 64 ] || mmib=64
-echo "node 0 managed $((managed * 4 / 1024)) MiB; file $mib MiB; mapped file $mmib MiB; reader on CPU $cpu"
+mmib=$((window / 8))
+[ "$mmib" -ge 32 ] || mmib=32
+echo "node 0 managed $((managed * 4 / 1024)) MiB, mlock-hog: $(cat "$hlog"); window $window MiB; file $mib MiB; mapped file $mmib MiB; reader on CPU $cpu"
 
 echo 0 >/proc/sys/vm/zone_reclaim_mode
 # A sparse file: reading its holes fills the page cache with clean
 # zeroed pages, the same for reclaim as pages read from disk, without
-# writing and reading the file's 5/4 of node 0 on the disk (the costly
-# part under TCG).
+# writing and reading the file on the disk (the costly part under TCG).
 rm -f "$file"
 truncate -s "${mib}M" "$file" || fail "making the sparse $mib MiB file $file failed"
 
@@ -137,7 +166,7 @@ echo "mode 0: node 1 file pages +$ctl_growth, reclaim events $ctl_events"
 echo "mode 0: $stats"
 
 # map-hold on node 0 (zone_reclaim_mode is 0 here; node 0's page cache is
-# dropped first, so its pages fit there without reclaim).
+# dropped first, so its pages fit in the window without reclaim).
 rm -f "$mfile" "$mlog"
 sync
 echo 3 >/proc/sys/vm/drop_caches

@@ -2,39 +2,81 @@
 /*
  * mlock-hog: take memory out of play, cheaply, for a shell test.
  *
- *   mlock-hog LEAVE_MIB
+ *   mlock-hog LEAVE_MIB [NODE]
  *
  * Maps all but LEAVE_MIB MiB of MemFree (rounded down to 2 MiB) as anon
  * memory in huge pages where THP allows (cheap to fault under TCG: one
  * kernel clear per 2 MiB instead of 512 faults), mlocks it (never
  * reclaimed or swapped), prints
  *   held N MiB (MemFree now F kB)
+ * With NODE, MemFree is that node's (/sys/devices/system/node/nodeN/
+ * meminfo), the memory is bound to it (set_mempolicy MPOL_BIND), and the
+ * line ends "(node NODE MemFree now F kB)".
  * and waits until it is killed (SIGTERM), its parent (the test) dies, or
  * an hour has passed, so a test that died cannot leave it holding memory
  * for the tests after it.  Exit 1 with a "FAIL: ..." line when the memory
  * cannot be had.
  */
 #include <signal.h>
+#include <sys/syscall.h>
 
 #include "lib/nodelru.h"
 
 #define HUGE_SIZE	(2UL << 20)
 #define WAIT_SECONDS	3600
+#define MPOL_BIND	2
+
+/* "Node N MemFree: F kB" of node NID's meminfo; -1 if absent. */
+static long long node_free_kb(int nid)
+{
+	char path[64], line[256];
+	long long kb = -1, v;
+	int n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo",
+		 nid);
+	f = fopen(path, "r");
+	if (!f)
+		test_fail("cannot open %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node %d MemFree: %lld", &n, &v) == 2 &&
+		    n == nid)
+			kb = v;
+	fclose(f);
+	return kb;
+}
 
 int main(int argc, char **argv)
 {
-	long long leave, free_b;
+	long long leave, free_b, nid = -1;
+	unsigned long mask;
 	size_t size;
 	char *map, *p, *end;
 
 	die_with_parent();
-	if (argc != 2)
-		test_fail("usage: mlock-hog LEAVE_MIB");
+	if (argc != 2 && argc != 3)
+		test_fail("usage: mlock-hog LEAVE_MIB [NODE]");
 	leave = strtoll(argv[1], &end, 10);
 	if (leave < 0 || end == argv[1] || *end)
-		test_fail("usage: mlock-hog LEAVE_MIB (a size in MiB, not %s)",
+		test_fail("usage: mlock-hog LEAVE_MIB [NODE] (a size in MiB, not %s)",
 			  argv[1]);
-	free_b = meminfo_kb("MemFree:") * 1024 - (leave << 20);
+	if (argc == 3) {
+		nid = strtoll(argv[2], &end, 10);
+		if (nid < 0 || nid >= 64 || end == argv[2] || *end)
+			test_fail("usage: mlock-hog LEAVE_MIB [NODE] (a node under 64, not %s)",
+				  argv[2]);
+		mask = 1UL << nid;
+		if (syscall(SYS_set_mempolicy, MPOL_BIND, &mask, 64))
+			test_fail("set_mempolicy MPOL_BIND to node %lld failed: %s",
+				  nid, strerror(errno));
+		free_b = node_free_kb(nid);
+		if (free_b < 0)
+			test_fail("no MemFree line for node %lld", nid);
+		free_b = free_b * 1024 - (leave << 20);
+	} else {
+		free_b = meminfo_kb("MemFree:") * 1024 - (leave << 20);
+	}
 	size = free_b > 0 ? (size_t)free_b & ~(HUGE_SIZE - 1) : 0;
 	if (size) {
 		map = mmap(NULL, size + HUGE_SIZE, PROT_READ | PROT_WRITE,
@@ -49,8 +91,12 @@ int main(int argc, char **argv)
 			test_fail("mlock of %zu MiB: %s", size >> 20,
 				  strerror(errno));
 	}
-	note("held %zu MiB (MemFree now %lld kB)", size >> 20,
-	     meminfo_kb("MemFree:"));
+	if (nid < 0)
+		note("held %zu MiB (MemFree now %lld kB)", size >> 20,
+		     meminfo_kb("MemFree:"));
+	else
+		note("held %zu MiB (node %lld MemFree now %lld kB)", size >> 20,
+		     nid, node_free_kb(nid));
 	sleep(WAIT_SECONDS);
 	return KSFT_FAIL;
 }
