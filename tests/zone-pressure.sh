@@ -10,18 +10,26 @@
 #              then a quarter of DMA with __GFP_DMA
 #   movable:   GFP_KERNEL pages (highest zone Normal: kernel memory never
 #              comes from Movable), half of Normal's managed pages
-# Page cache comes from reading a sparse file of MemTotal on the scratch
-# disk (no disk I/O: holes read as zeroes), run on CPU 0, which is node 0
-# on numa.  A 32 MiB file of real data written before the pressure is
-# verified after it.
+# Page cache comes from reading a sparse file of half of MemTotal on the
+# scratch disk (no disk I/O: holes read as zeroes), run on CPU 0, which is
+# node 0 on numa: the highest zones fill first, the rest spills into the
+# lower ones.  Then mlock-hog holds all but 64 MiB of what is free
+# (mlocked huge pages: cheap to fault under TCG, never reclaimed), so
+# every zone is full, of page cache or of the hog, without reading a file
+# of all of RAM (MemTotal, some 40 to 50 s a boot under TCG, until the
+# smoke set was made lighter).  The request is what is free in the
+# constrained zone and below plus half the constrained zone's file pages
+# (at least an eighth of its managed pages must be page cache), so reclaim
+# must free that half there.  A 32 MiB file of real data written before
+# the pressure is verified after it.
 # Pass: every requested page was had, each from an allowed zone, without
 # an OOM kill (the runner fails on one), and reclaim ran (pgsteal moved by
-# at least what the zone lacked); where the LRU is per node and the node
+# at least what the zone and those below it lacked); where the LRU is per node and the node
 # also has higher zones with page cache (uma: Normal; movable: Movable),
 # the scan skipped their pages (pgskip_* > 0), unless the multi-gen LRU
-# is on (its lists are per zone within the node).  The hog lets go before
-# the test ends; the runner checks the books after the test
-# (tests/lib/books.sh).
+# is on (its lists are per zone within the node).  The module and
+# mlock-hog let go before the test ends; the runner checks the books
+# after the test (tests/lib/books.sh).
 # Fault: INJECT=hog-wrongzone requests Normal pages where DMA32 pages are
 # expected, so the zone check must fail.
 # shellcheck disable=SC3040 # busybox ash has pipefail
@@ -34,10 +42,15 @@ sparse=/mnt/scratch/zone-pressure.sparse
 
 grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
 insmod /lib/modules/nodelru/nodelru_hog.ko || fail "insmod nodelru_hog.ko failed"
+mpid=
 cleanup() {
 	[ -e "$hog" ] && echo free >"$hog"
 	rmmod nodelru_hog 2>/dev/null || true
-	rm -f "$data" "$sparse" /tmp/zone-pressure.before
+	if [ -n "$mpid" ]; then
+		kill "$mpid" 2>/dev/null || true
+		wait "$mpid" 2>/dev/null || true
+	fi
+	rm -f "$data" "$sparse" /tmp/zone-pressure.before /tmp/zone-pressure.hog
 }
 trap cleanup EXIT
 
@@ -58,19 +71,54 @@ numa) zone=DMA32 req=dma32 higher= ;;
 esac
 managed=$(zf "$zone" managed)
 [ "${managed:-0}" -gt 0 ] || fail "expected a populated $zone zone on node 0, saw none"
-want=$((managed / 2))
-echo "constrained zone: $zone (managed $managed pages), request $req x $want"
+# free pages of node 0's zones up to the constrained one (what the
+# request may take without reclaim)
+free_upto() {
+	f=0
+	for z in DMA DMA32 Normal; do
+		n=$(zf "$z" free)
+		f=$((f + ${n:-0}))
+		[ "$z" != "$zone" ] || break
+	done
+	echo "$f"
+}
+# file pages of a zone of node 0 (both LRU lists): zone_file ZONE
+zone_file() {
+	zi=$(zf "$1" nr_zone_inactive_file)
+	za=$(zf "$1" nr_zone_active_file)
+	if [ -z "$zi" ] || [ -z "$za" ]; then
+		echo "FAIL: expected nr_zone_inactive_file and nr_zone_active_file for $1 in /proc/zoneinfo, saw '$zi' and '$za'" >&2
+		return 1
+	fi
+	echo $((zi + za))
+}
 
 dd if=/dev/urandom of="$data" bs=1M count=32 2>/dev/null
 sum=$(md5sum <"$data")
 total_kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
-truncate -s "$((total_kb * 1024))" "$sparse"
-taskset 1 cat "$sparse" >/dev/null || fail "reading the sparse file failed"
-free_before=$(zf "$zone" free)
-echo "after filling the page cache: $zone free $free_before pages; node 0 file pages" \
-	"$(awk '$1 == "nr_inactive_file" || $1 == "nr_active_file" { s += $2 } END { print s }' /sys/devices/system/node/node0/vmstat)"
-[ "$free_before" -lt "$want" ] ||
-	fail "expected $zone to be mostly page cache ($want+ pages in use), but $free_before pages are free; the pressure would not need reclaim"
+truncate -s "$((total_kb * 512))" "$sparse"
+taskset 1 dd if="$sparse" of=/dev/null bs=1M 2>/dev/null || fail "reading the sparse file failed"
+hlog=/tmp/zone-pressure.hog
+taskset 1 mlock-hog 64 >"$hlog" 2>&1 &
+mpid=$!
+i=0
+until grep -q '^held \|^FAIL' "$hlog"; do
+	kill -0 "$mpid" 2>/dev/null || break
+	i=$((i + 1))
+	[ "$i" -le 300 ] || fail "expected mlock-hog to hold memory within 300 s, saw: $(cat "$hlog")"
+	sleep 1
+done
+grep -q '^held ' "$hlog" || fail "expected mlock-hog to hold memory, saw: $(cat "$hlog")"
+free_before=$(free_upto)
+file_before=$(zone_file "$zone")
+want=$((free_before + file_before / 2))
+need=$((want - free_before))
+echo "constrained zone: $zone (managed $managed pages); mlock-hog $(cat "$hlog")"
+echo "after filling: $zone file pages $file_before, free up to $zone $free_before pages;" \
+	"${higher:-no} higher zone's file pages ${higher:+$(zone_file "$higher")}"
+echo "request $req x $want (free + half the file pages)"
+[ "$file_before" -ge $((managed / 8)) ] ||
+	fail "expected at least $((managed / 8)) of $zone's pages (an eighth) to be page cache, saw $file_before; the pressure would not need reclaim"
 
 names="pgskip_dma32 pgskip_normal pgskip_movable pgscan_kswapd pgscan_direct pgsteal_kswapd pgsteal_direct allocstall_dma32 allocstall_normal allocstall_movable"
 cp /proc/vmstat /tmp/zone-pressure.before
@@ -100,9 +148,8 @@ Normal) inzone=$((h_dma + h_dma32 + h_normal)) ;;
 esac
 [ "$inzone" -eq "$want" ] ||
 	fail "expected all $want pages from $zone or below, saw $inzone there (Normal $h_normal, Movable $h_movable)"
-need=$((want - free_before))
 [ $((s1 - s0)) -ge "$need" ] ||
-	fail "expected reclaim to free at least $need pages ($zone lacked them), pgsteal moved by $((s1 - s0))"
+	fail "expected reclaim to free at least $need pages ($zone and the zones below it lacked them), pgsteal moved by $((s1 - s0))"
 # The multi-gen LRU (bit 0 of /sys/kernel/mm/lru_gen/enabled) keeps a
 # list per zone inside the node's lruvec and scans only the eligible
 # zones' lists: nothing to skip there, so the check is for the classic LRU.
