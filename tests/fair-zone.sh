@@ -74,14 +74,14 @@ mib=$((free_normal * 4 / 1024 / 3))
 [ "$mib" -le 256 ] || mib=256
 [ "$mib" -ge 32 ] || fail "expected at least 96 MiB free in Normal to stream into, saw $((free_normal * 4 / 1024)) MiB"
 
-counters() { awk '$1 == "pgalloc_dma" || $1 == "pgalloc_dma32" || $1 == "pgalloc_normal" { printf "%s ", $2 }' /proc/vmstat; }
-# shellcheck disable=SC2046 # three numbers
-set -- $(counters)
-b_dma=$1 b_dma32=$2 b_normal=$3
+b_dma=$(vm pgalloc_dma)
+b_dma32=$(vm pgalloc_dma32)
+b_normal=$(vm pgalloc_normal)
 dd if=/dev/zero of="$file" bs=1M count="$mib" conv=fsync 2>/dev/null || fail "writing $mib MiB to $file failed"
-# shellcheck disable=SC2046
-set -- $(counters)
-d_dma=$(($1 - b_dma)) d_dma32=$(($2 - b_dma32)) d_normal=$(($3 - b_normal))
+a_dma=$(vm pgalloc_dma)
+a_dma32=$(vm pgalloc_dma32)
+a_normal=$(vm pgalloc_normal)
+d_dma=$((a_dma - b_dma)) d_dma32=$((a_dma32 - b_dma32)) d_normal=$((a_normal - b_normal))
 rm -f "$file"
 total=$((d_dma + d_dma32 + d_normal))
 echo "mode $mode, wrote $mib MiB: pgalloc dma $d_dma dma32 $d_dma32 normal $d_normal"

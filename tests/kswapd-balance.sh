@@ -126,15 +126,23 @@ while [ "$asleep" -lt 2 ]; do
 	sleep 0.5
 done
 echo 1 >/proc/sys/vm/stat_refresh
-# delta NAME: how far a /proc/vmstat counter moved since before the read
+# delta NAME: how far a /proc/vmstat counter moved since before the read;
+# like vm, says which item the kernel lacks and returns 1 (use it in a
+# plain assignment).
 delta() {
-	awk -v k="$1" 'FNR == NR { if ($1 == k) b = $2; next } $1 == k { print $2 - b; f = 1 } END { if (!f) print 0 }' \
-		/tmp/kswapd-balance.vmstat /proc/vmstat
+	awk -v k="$1" 'FNR == NR { if ($1 == k) b = $2; next } $1 == k { print $2 - b; f = 1 } END { exit !f }' \
+		/tmp/kswapd-balance.vmstat /proc/vmstat && return 0
+	echo "FAIL: expected /proc/vmstat to have $1, kernel $(uname -r) has no such item" >&2
+	return 1
 }
+skip_dma=$(delta pgskip_dma)
 skip_dma32=$(delta pgskip_dma32)
 skip_normal=$(delta pgskip_normal)
-echo "during the reads: pgskip_dma +$(delta pgskip_dma) pgskip_dma32 +$skip_dma32 pgskip_normal +$skip_normal" \
-	"pgskip_movable +$(delta pgskip_movable); pgscan_kswapd +$(delta pgscan_kswapd) pgscan_direct +$(delta pgscan_direct)"
+skip_movable=$(delta pgskip_movable)
+scan_kswapd=$(delta pgscan_kswapd)
+scan_direct=$(delta pgscan_direct)
+echo "during the reads: pgskip_dma +$skip_dma pgskip_dma32 +$skip_dma32 pgskip_normal +$skip_normal" \
+	"pgskip_movable +$skip_movable; pgscan_kswapd +$scan_kswapd pgscan_direct +$scan_direct"
 if [ "$end" = zone ] && [ "$NODELRU_TOPO" = uma ]; then
 	if [ "$skip_dma32" -eq 0 ] || [ "$skip_normal" -eq 0 ]; then
 		fail "zone end: expected per-zone passes to step over the other zone's pages (pgskip_dma32 and pgskip_normal > 0), saw +$skip_dma32 and +$skip_normal"

@@ -14,17 +14,16 @@
 set -eu -o pipefail
 # shellcheck source=tests/lib/guest.sh
 . /lib/nodelru/guest.sh
-scan() { k=$(vm pgscan_kswapd) && d=$(vm pgscan_direct) && echo $((k + d)); }
 
 grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
 total_kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
 hog=$((total_kb * 3 / 4))
 file=$((total_kb / 2))
 echo "stutter: hog ${hog} KiB, file ${file} KiB, probe 4096 KiB, 45 s (MemTotal ${total_kb} KiB)"
-s0=$(scan)
+s0=$(vm_sum pgscan_kswapd pgscan_direct)
 stutter -t 45 -a "$hog" -f "$file" -p 4096 -d /mnt/scratch ||
 	fail "expected the hog and the copier to verify all their data and 10+ probe samples (see above)"
-s1=$(scan)
+s1=$(vm_sum pgscan_kswapd pgscan_direct)
 s=$((s1 - s0))
 echo "pgscan +$s"
 [ "$s" -gt 0 ] || fail "expected reclaim to run (pgscan > 0), saw +$s"

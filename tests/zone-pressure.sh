@@ -62,7 +62,6 @@ zf() {
 			print ($1 == "pages" ? $3 : $2); exit
 		}' /proc/zoneinfo
 }
-steal() { k=$(vm pgsteal_kswapd) && d=$(vm pgsteal_direct) && echo $((k + d)); }
 
 case "$NODELRU_TOPO" in
 movable) zone=Normal req=normal higher=Movable ;;
@@ -127,7 +126,7 @@ delta() {
 	awk -v k="$1" 'FNR == NR { if ($1 == k) b = $2; next } $1 == k { print $2 - b }' \
 		/tmp/zone-pressure.before /proc/vmstat
 }
-s0=$(steal)
+s0=$(vm_sum pgsteal_kswapd pgsteal_direct)
 if inject hog-wrongzone; then
 	req=normal
 fi
@@ -139,7 +138,7 @@ for n in $names; do
 	d=$(delta "$n")
 	[ -z "$d" ] || echo "  $n +$d"
 done
-s1=$(steal)
+s1=$(vm_sum pgsteal_kswapd pgsteal_direct)
 
 [ "$failed" -eq 0 ] || fail "expected all $want $req pages, $failed could not be had"
 case $zone in

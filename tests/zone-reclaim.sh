@@ -91,7 +91,7 @@ ev=$tr/events/vmscan/mm_vmscan_node_reclaim_begin
 grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
 [ -d /sys/devices/system/node/node1 ] || fail "expected two nodes, saw no node1"
 [ -e "$ev/enable" ] || fail "expected the tracepoint $ev, it is missing"
-grep -q '^pgskip_dma32 ' /proc/vmstat || fail "expected pgskip_dma32 in /proc/vmstat (VM_EVENT_COUNTERS), saw none"
+vm_has pgskip_dma32 || fail "expected pgskip_dma32 in /proc/vmstat (VM_EVENT_COUNTERS), saw none"
 cpu=$(cut -d, -f1 /sys/devices/system/node/node0/cpulist | cut -d- -f1)
 [ -n "$cpu" ] || fail "expected a CPU on node 0, saw none"
 

@@ -65,3 +65,14 @@ vm() {
 vm_has() {
 	grep -q "^$1 " /proc/vmstat
 }
+
+# vm_sum NAME...: the sum of /proc/vmstat items; like vm, says which item
+# the kernel lacks and returns 1 (use it in a plain assignment).
+vm_sum() {
+	_sum=0
+	for _item in "$@"; do
+		_val=$(vm "$_item") || return 1
+		_sum=$((_sum + _val))
+	done
+	echo "$_sum"
+}
