@@ -33,18 +33,9 @@ ev=/sys/kernel/tracing/events/vmscan
 grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
 series_end
 
-hlog=/tmp/kswapd-wake.hog
-mlock-hog 256 >"$hlog" 2>&1 &
-hog=$!
-trap 'kill "$hog" 2>/dev/null || true' EXIT
-i=0
-until grep -q '^held ' "$hlog"; do
-	kill -0 "$hog" 2>/dev/null || fail "expected mlock-hog to hold memory, saw: $(cat "$hlog")"
-	i=$((i + 1))
-	[ "$i" -le 300 ] || fail "expected mlock-hog to hold memory within 300 s, saw: $(cat "$hlog")"
-	sleep 1
-done
-echo "mlock-hog: $(cat "$hlog")"
+trap hog_release EXIT
+hog_hold 256
+echo "mlock-hog: $hog_said"
 free_mib=$(awk '$1 == "MemFree:" { print int($2 / 1024) }' /proc/meminfo)
 mib=$((free_mib + 128))
 file=/mnt/scratch/kswapd-wake.dat
@@ -54,8 +45,7 @@ dd if=/dev/zero of="$file" bs=1M count="$mib" 2>/dev/null || { echo '!hist:keys=
 hist=$(awk '$1 == "{" && $2 == "zid:" { printf "%s:%s ", $3, $6 }' "$ev/mm_vmscan_wakeup_kswapd/hist")
 echo '!hist:keys=zid' >"$trig"
 rm -f "$file"
-kill "$hog" 2>/dev/null || true
-wait "$hog" 2>/dev/null || true
+hog_release
 echo "kernel $release; wrote $mib MiB; kswapd wakeups by zid (zid:count): ${hist:-none}"
 
 count() { echo "$hist" | tr ' ' '\n' | awk -F: -v z="$1" '$1 == z { print $2; f = 1 } END { if (!f) print 0 }'; }

@@ -30,13 +30,9 @@
  * Fault: INJECT=numa-wrongnode makes the status queries expect the other
  * node.
  */
-#include <sys/syscall.h>
-
 #include "lib/nodelru.h"
 
 #define SEED		0x6e756d6162696e64ULL
-#define MPOL_DEFAULT	0
-#define MPOL_BIND	2
 #define MPOL_MF_MOVE	(1 << 1)
 #define HIST_DIR	"/sys/kernel/tracing/events/vmscan/mm_vmscan_lru_shrink_inactive"
 #define HIST_SPEC	"hist:keys=nid:vals=hitcount,nr_scanned,nr_reclaimed"
@@ -50,30 +46,6 @@
 
 static size_t page_size;
 static int wrongnode;
-
-/* "Node N KEY: VALUE kB" in nodeN/meminfo, in kB. */
-static long long node_meminfo(int nid, const char *key)
-{
-	char path[128], k[64];
-	long long val, ret = -1;
-	int n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo",
-		 nid);
-	f = fopen(path, "r");
-	if (!f)
-		test_fail("cannot open %s: %s", path, strerror(errno));
-	while (fscanf(f, "Node %d %63s %lld%*[^\n]\n", &n, k, &val) == 3)
-		if (!strcmp(k, key)) {
-			ret = val;
-			break;
-		}
-	fclose(f);
-	if (ret < 0)
-		test_fail("no %s in %s", key, path);
-	return ret;
-}
 
 static long long node_vmstat(int nid, const char *key)
 {
@@ -179,7 +151,7 @@ static void check_placement(const char *when, void *base, size_t npages,
 static void bind_phase(int nid)
 {
 	const char *cachefile = SCRATCH "/numa-bind-cache.dat";
-	long long free_kb = node_meminfo(nid, "MemFree:");
+	long long free_kb = node_meminfo_kb(nid, "MemFree:");
 	size_t lock = free_kb * 1024 > (long long)(FREE + HPAGE) ?
 		      ((size_t)free_kb * 1024 - FREE) & ~(HPAGE - 1) : 0;
 	size_t size = DATA + EXTRA, npages = size / page_size;
@@ -190,7 +162,7 @@ static void bind_phase(int nid)
 	int i;
 
 	note("node %d: MemTotal %lld kB, MemFree %lld kB: %zu MiB mlocked, %lu MiB of clean page cache, then %zu MiB of anon bound to it (%s)",
-	     nid, node_meminfo(nid, "MemTotal:"), free_kb, lock >> 20,
+	     nid, node_meminfo_kb(nid, "MemTotal:"), free_kb, lock >> 20,
 	     CACHE >> 20, size >> 20, nid ? "set_mempolicy" : "mbind");
 	/*
 	 * Swapping a node's worth of anon out and in takes many minutes
@@ -239,7 +211,7 @@ static void bind_phase(int nid)
 	fp0 = node_vmstat(nid, "nr_file_pages");
 	hist_read(&s0);
 	note("node %d bind: %.1fs: cache read, node MemFree now %lld kB",
-	     nid, elapsed(), node_meminfo(nid, "MemFree:"));
+	     nid, elapsed(), node_meminfo_kb(nid, "MemFree:"));
 	fill_pages(p, npages, SEED + nid);
 	fold();
 	for (i = 0; i < 2; i++)
@@ -286,8 +258,8 @@ static void take(struct snap *s)
 
 	fold();
 	for (i = 0; i < 2; i++) {
-		s->anon[i] = node_meminfo(i, "AnonPages:");
-		s->file[i] = node_meminfo(i, "FilePages:");
+		s->anon[i] = node_meminfo_kb(i, "AnonPages:");
+		s->file[i] = node_meminfo_kb(i, "FilePages:");
 	}
 }
 

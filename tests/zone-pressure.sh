@@ -42,15 +42,11 @@ sparse=/mnt/scratch/zone-pressure.sparse
 
 grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
 insmod /lib/modules/nodelru/nodelru_hog.ko || fail "insmod nodelru_hog.ko failed"
-mpid=
 cleanup() {
 	[ -e "$hog" ] && echo free >"$hog"
 	rmmod nodelru_hog 2>/dev/null || true
-	if [ -n "$mpid" ]; then
-		kill "$mpid" 2>/dev/null || true
-		wait "$mpid" 2>/dev/null || true
-	fi
-	rm -f "$data" "$sparse" /tmp/zone-pressure.before /tmp/zone-pressure.hog
+	hog_release
+	rm -f "$data" "$sparse" /tmp/zone-pressure.before
 }
 trap cleanup EXIT
 
@@ -97,22 +93,12 @@ sum=$(md5sum <"$data")
 total_kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
 truncate -s "$((total_kb * 512))" "$sparse"
 taskset 1 dd if="$sparse" of=/dev/null bs=1M 2>/dev/null || fail "reading the sparse file failed"
-hlog=/tmp/zone-pressure.hog
-taskset 1 mlock-hog 64 >"$hlog" 2>&1 &
-mpid=$!
-i=0
-until grep -q '^held \|^FAIL' "$hlog"; do
-	kill -0 "$mpid" 2>/dev/null || break
-	i=$((i + 1))
-	[ "$i" -le 300 ] || fail "expected mlock-hog to hold memory within 300 s, saw: $(cat "$hlog")"
-	sleep 1
-done
-grep -q '^held ' "$hlog" || fail "expected mlock-hog to hold memory, saw: $(cat "$hlog")"
+hog_hold -c 0 64
 free_before=$(free_upto)
 file_before=$(zone_file "$zone")
 want=$((free_before + file_before / 2))
 need=$((want - free_before))
-echo "constrained zone: $zone (managed $managed pages); mlock-hog $(cat "$hlog")"
+echo "constrained zone: $zone (managed $managed pages); mlock-hog $hog_said"
 echo "after filling: $zone file pages $file_before, free up to $zone $free_before pages;" \
 	"${higher:-no} higher zone's file pages ${higher:+$(zone_file "$higher")}"
 echo "request $req x $want (free + half the file pages)"

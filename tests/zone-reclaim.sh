@@ -74,16 +74,12 @@ file=/mnt/scratch/zone-reclaim.dat
 mfile=/mnt/scratch/zone-reclaim.map
 mlog=/tmp/zone-reclaim.map-hold
 mpid=
-hpid=
 # On any exit, map-hold and mlock-hog must not keep their pages for the
 # next test.
 cleanup() {
 	[ -z "$mpid" ] || kill "$mpid" 2>/dev/null || true
-	if [ -n "$hpid" ]; then
-		kill "$hpid" 2>/dev/null || true
-		wait "$hpid" 2>/dev/null || true
-	fi
-	rm -f "$mfile" "$mlog" "$file" /tmp/zone-reclaim.hog
+	hog_release
+	rm -f "$mfile" "$mlog" "$file"
 }
 trap cleanup EXIT
 tr=/sys/kernel/tracing
@@ -99,24 +95,14 @@ node_free_mib() { awk '$3 == "MemFree:" { print int($4 / 1024) }' /sys/devices/s
 managed=$(awk '/^Node/ { node = $2; sub(",", "", node) } node == 0 && $1 == "managed" { s += $2 } END { print s }' /proc/zoneinfo)
 sync
 echo 3 >/proc/sys/vm/drop_caches
-hlog=/tmp/zone-reclaim.hog
-taskset -c "$cpu" mlock-hog 512 0 >"$hlog" 2>&1 &
-hpid=$!
-i=0
-until grep -q '^held \|^FAIL' "$hlog"; do
-	kill -0 "$hpid" 2>/dev/null || break
-	i=$((i + 1))
-	[ "$i" -le 300 ] || fail "expected mlock-hog to hold node 0's memory within 300 s, saw: $(cat "$hlog")"
-	sleep 1
-done
-grep -q '^held ' "$hlog" || fail "expected mlock-hog to hold node 0's memory, saw: $(cat "$hlog")"
+hog_hold -c "$cpu" 512 0
 window=$(node_free_mib)
 [ "$window" -ge 256 ] || fail "expected at least 256 MiB free on node 0 beside mlock-hog, saw $window MiB"
 mib=$((window * 3 / 2))
 pages=$((mib * 256))
 mmib=$((window / 8))
 [ "$mmib" -ge 32 ] || mmib=32
-echo "node 0 managed $((managed * 4 / 1024)) MiB, mlock-hog: $(cat "$hlog"); window $window MiB; file $mib MiB; mapped file $mmib MiB; reader on CPU $cpu"
+echo "node 0 managed $((managed * 4 / 1024)) MiB, mlock-hog: $hog_said; window $window MiB; file $mib MiB; mapped file $mmib MiB; reader on CPU $cpu"
 
 echo 0 >/proc/sys/vm/zone_reclaim_mode
 # A sparse file: reading its holes fills the page cache with clean

@@ -66,6 +66,38 @@ vm_has() {
 	grep -q "^$1 " /proc/vmstat
 }
 
+# hog_hold [-c CPUS] LEAVE_MIB [NODE]: mlock-hog in the background (on
+# CPUS with -c, so that the local node is theirs), holding all but
+# LEAVE_MIB MiB of MemFree (of NODE's, bound there, when given); returns
+# once it holds, fails the test if it cannot.  Sets hog_said (its "held"
+# line).  hog_release lets go; call it from the test's EXIT trap too.
+hog_hold() {
+	hog_log=/tmp/nodelru-hog.$$
+	if [ "$1" = -c ]; then
+		taskset -c "$2" mlock-hog "$3" ${4:+"$4"} >"$hog_log" 2>&1 &
+		shift 2
+	else
+		mlock-hog "$@" >"$hog_log" 2>&1 &
+	fi
+	hog_pid=$!
+	_i=0
+	until grep -q '^held ' "$hog_log"; do
+		kill -0 "$hog_pid" 2>/dev/null || fail "expected mlock-hog $* to hold memory, saw: $(cat "$hog_log")"
+		_i=$((_i + 1))
+		[ "$_i" -le 300 ] || fail "expected mlock-hog $* to hold memory within 300 s, saw: $(cat "$hog_log")"
+		sleep 1
+	done
+	hog_said=$(cat "$hog_log")
+}
+
+hog_release() {
+	[ -n "${hog_pid:-}" ] || return 0
+	kill "$hog_pid" 2>/dev/null || true
+	wait "$hog_pid" 2>/dev/null || true
+	hog_pid=
+	rm -f "$hog_log"
+}
+
 # vm_sum NAME...: the sum of /proc/vmstat items; like vm, says which item
 # the kernel lacks and returns 1 (use it in a plain assignment).
 vm_sum() {

@@ -20,11 +20,15 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #ifndef O_NOATIME
 #define O_NOATIME	01000000	/* <fcntl.h> has it with _GNU_SOURCE */
 #endif
+
+#define MPOL_DEFAULT	0	/* <numaif.h> (libnuma) is not in the image */
+#define MPOL_BIND	2
 
 #define KSFT_PASS	0
 #define KSFT_FAIL	1
@@ -132,6 +136,46 @@ static inline long long vmstat(const char *name)
 static inline long long meminfo_kb(const char *name)
 {
 	return file_counter("/proc/meminfo", name);
+}
+
+/*
+ * A field of node NID's meminfo in kB ("Node N KEY VALUE kB" lines, KEY
+ * with its colon: "MemFree:"); fails the test if it is missing.
+ */
+static inline long long node_meminfo_kb(int nid, const char *key)
+{
+	char path[128], k[64];
+	long long val, ret = -1;
+	int n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo",
+		 nid);
+	f = fopen(path, "r");
+	if (!f)
+		test_fail("cannot open %s: %s", path, strerror(errno));
+	while (fscanf(f, "Node %d %63s %lld%*[^\n]\n", &n, k, &val) == 3)
+		if (!strcmp(k, key)) {
+			ret = val;
+			break;
+		}
+	fclose(f);
+	if (ret < 0)
+		test_fail("no %s in %s", key, path);
+	return ret;
+}
+
+/* Bind the task's future memory to node NID (set_mempolicy MPOL_BIND). */
+static inline void bind_to_node(int nid)
+{
+	unsigned long mask;
+
+	if (nid < 0 || nid >= 64)
+		test_fail("expected a node number under 64, saw %d", nid);
+	mask = 1UL << nid;
+	if (syscall(SYS_set_mempolicy, MPOL_BIND, &mask, 64))
+		test_fail("set_mempolicy MPOL_BIND to node %d failed: %s", nid,
+			  strerror(errno));
 }
 
 static inline void write_file(const char *path, const char *val)

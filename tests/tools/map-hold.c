@@ -24,12 +24,10 @@
  * mapped page cache, which reclaim may take if it may unmap.
  */
 #include <signal.h>
-#include <sys/syscall.h>
 
 #include "lib/nodelru.h"
 
 #define SEED		0x6d6170686f6c64ULL
-#define MPOL_BIND	2
 #define WAIT_SECONDS	3600
 
 static size_t page_size;
@@ -71,7 +69,6 @@ static long on_node(void *mem, size_t npages, int nid, void **addrs,
 int main(int argc, char **argv)
 {
 	size_t npages, words, i, bytes;
-	unsigned long mask;
 	unsigned char *vec;
 	uint64_t *mem, *buf;
 	struct timespec limit = { .tv_sec = WAIT_SECONDS };
@@ -93,13 +90,7 @@ int main(int argc, char **argv)
 	npages = bytes / page_size;
 	if (argc == 4) {
 		nid = atoi(argv[3]);
-		if (nid < 0 || nid >= 64)
-			test_fail("expected a node number under 64, saw '%s'",
-				  argv[3]);
-		mask = 1UL << nid;
-		if (syscall(SYS_set_mempolicy, MPOL_BIND, &mask, 64))
-			test_fail("set_mempolicy MPOL_BIND to node %d failed: %s",
-				  nid, strerror(errno));
+		bind_to_node(nid);
 	}
 	vec = malloc(npages);
 	addrs = malloc(npages * sizeof(*addrs));

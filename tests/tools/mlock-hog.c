@@ -18,39 +18,15 @@
  * cannot be had.
  */
 #include <signal.h>
-#include <sys/syscall.h>
 
 #include "lib/nodelru.h"
 
 #define HUGE_SIZE	(2UL << 20)
 #define WAIT_SECONDS	3600
-#define MPOL_BIND	2
-
-/* "Node N MemFree: F kB" of node NID's meminfo; -1 if absent. */
-static long long node_free_kb(int nid)
-{
-	char path[64], line[256];
-	long long kb = -1, v;
-	int n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo",
-		 nid);
-	f = fopen(path, "r");
-	if (!f)
-		test_fail("cannot open %s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Node %d MemFree: %lld", &n, &v) == 2 &&
-		    n == nid)
-			kb = v;
-	fclose(f);
-	return kb;
-}
 
 int main(int argc, char **argv)
 {
 	long long leave, free_b, nid = -1;
-	unsigned long mask;
 	size_t size;
 	char *map, *p, *end;
 
@@ -66,14 +42,9 @@ int main(int argc, char **argv)
 		if (nid < 0 || nid >= 64 || end == argv[2] || *end)
 			test_fail("usage: mlock-hog LEAVE_MIB [NODE] (a node under 64, not %s)",
 				  argv[2]);
-		mask = 1UL << nid;
-		if (syscall(SYS_set_mempolicy, MPOL_BIND, &mask, 64))
-			test_fail("set_mempolicy MPOL_BIND to node %lld failed: %s",
-				  nid, strerror(errno));
-		free_b = node_free_kb(nid);
-		if (free_b < 0)
-			test_fail("no MemFree line for node %lld", nid);
-		free_b = free_b * 1024 - (leave << 20);
+		bind_to_node(nid);
+		free_b = node_meminfo_kb(nid, "MemFree:") * 1024 -
+			 (leave << 20);
 	} else {
 		free_b = meminfo_kb("MemFree:") * 1024 - (leave << 20);
 	}
@@ -96,7 +67,7 @@ int main(int argc, char **argv)
 		     meminfo_kb("MemFree:"));
 	else
 		note("held %zu MiB (node %lld MemFree now %lld kB)", size >> 20,
-		     nid, node_free_kb(nid));
+		     nid, node_meminfo_kb(nid, "MemFree:"));
 	sleep(WAIT_SECONDS);
 	return KSFT_FAIL;
 }
