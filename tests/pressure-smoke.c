@@ -19,11 +19,12 @@
  * cannot pass without exercising what it claims to.
  *
  * Sizes: the smoke set runs this on four boots of a first verdict, so it
- * does the least that still makes reclaim drop page cache and swap: a
- * sixteenth of RAM for file and overshoot, 448 MiB left free, took 60
- * to 73 s a boot on the 3 GiB guest (some 800 MiB swapped out, most of it
- * read back by the verify pass).  "heavy" keeps those sizes for callers
- * that want more direct reclaim out of it (direct-zones uses it as load).
+ * does the least that still makes reclaim drop page cache and swap.  The
+ * earlier sizes (a sixteenth of RAM for file and overshoot, 448 MiB left
+ * free) took 60 to 73 s a boot on the 3 GiB guest, some 800 MiB swapped
+ * out and most of it read back by the verify pass; "heavy" keeps them for
+ * callers that want more direct reclaim out of it (direct-zones uses it
+ * as its load).
  */
 #include <fcntl.h>
 #include <time.h>

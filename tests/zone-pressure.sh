@@ -2,14 +2,14 @@
 # shellcheck shell=sh
 # nodelru: sets=smoke,full timeout=420 topo=all order=60
 #
-# Zone-constrained reclaim: with every zone full of clean page cache, a
-# kernel module (nodelru_hog) allocates and holds pages that may only come
-# from a low zone, so reclaim must free memory *in that zone* while the
-# higher zones are full too.
-#   uma, numa: __GFP_DMA32 pages, half of DMA32's managed pages (node 0),
-#              then a quarter of DMA with __GFP_DMA
+# Zone-constrained reclaim: with every zone full, a kernel module
+# (nodelru_hog) allocates and holds pages that may only come from a low
+# zone, so reclaim must free memory *in that zone* while the higher zones
+# are full too.
+#   uma, numa: __GFP_DMA32 pages (node 0), then a quarter of DMA with
+#              __GFP_DMA
 #   movable:   GFP_KERNEL pages (highest zone Normal: kernel memory never
-#              comes from Movable), half of Normal's managed pages
+#              comes from Movable)
 # Page cache comes from reading a sparse file of half of MemTotal on the
 # scratch disk (no disk I/O: holes read as zeroes), run on CPU 0, which is
 # node 0 on numa: the highest zones fill first, the rest spills into the
@@ -24,8 +24,9 @@
 # the pressure is verified after it.
 # Pass: every requested page was had, each from an allowed zone, without
 # an OOM kill (the runner fails on one), and reclaim ran (pgsteal moved by
-# at least what the zone and those below it lacked); where the LRU is per node and the node
-# also has higher zones with page cache (uma: Normal; movable: Movable),
+# at least the half of the zone's file pages that no free page could
+# stand for); where the LRU is per node and the node also has higher
+# zones with page cache (uma: Normal; movable: Movable),
 # the scan skipped their pages (pgskip_* > 0), unless the multi-gen LRU
 # is on (its lists are per zone within the node).  The module and
 # mlock-hog let go before the test ends; the runner checks the books
@@ -96,8 +97,8 @@ taskset 1 dd if="$sparse" of=/dev/null bs=1M 2>/dev/null || fail "reading the sp
 hog_hold -c 0 64
 free_before=$(free_upto)
 file_before=$(zone_file "$zone")
-want=$((free_before + file_before / 2))
-need=$((want - free_before))
+need=$((file_before / 2))
+want=$((free_before + need))
 echo "constrained zone: $zone (managed $managed pages); mlock-hog $hog_said"
 echo "after filling: $zone file pages $file_before, free up to $zone $free_before pages;" \
 	"${higher:-no} higher zone's file pages ${higher:+$(zone_file "$higher")}"
@@ -134,7 +135,7 @@ esac
 [ "$inzone" -eq "$want" ] ||
 	fail "expected all $want pages from $zone or below, saw $inzone there (Normal $h_normal, Movable $h_movable)"
 [ $((s1 - s0)) -ge "$need" ] ||
-	fail "expected reclaim to free at least $need pages ($zone and the zones below it lacked them), pgsteal moved by $((s1 - s0))"
+	fail "expected reclaim to free at least $need pages (half of $zone's file pages; only $free_before were free up to $zone), pgsteal moved by $((s1 - s0))"
 # The multi-gen LRU (bit 0 of /sys/kernel/mm/lru_gen/enabled) keeps a
 # list per zone inside the node's lruvec and scans only the eligible
 # zones' lists: nothing to skip there, so the check is for the classic LRU.
