@@ -17,7 +17,9 @@
 #
 # Writes build/runs/KERNEL-TOPO/: console.log, results.ktap, qemu.cmd (a
 # pasteable command line) and outcomes, one "PASS|FAIL|SKIP name detail"
-# a line, which scripts/verdict.sh counts.  Exit 0 when nothing failed.
+# a line, which scripts/verdict.sh counts; and proc-vmstat and
+# proc-zoneinfo, the guest's /proc files as booted.  Exit 0 when nothing
+# failed.
 # shellcheck disable=SC2054 # commas inside QEMU options are not separators
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -171,6 +173,15 @@ wait "$qpid" || rc=$?
 qpid=
 took=$(($(date +%s) - start))
 tr -d '\r' <"$run/results.ktap" >"$run/results.tmp" && mv "$run/results.tmp" "$run/results.ktap"
+# The guest's /proc/vmstat and /proc/zoneinfo as booted: the runner's
+# "# proc-vmstat: " and "# proc-zoneinfo: " lines before its plan line
+# (so no test's output can add to them), for scripts/abi-table.sh.
+for f in vmstat zoneinfo; do
+	awk -v p="# proc-$f: " '/^[0-9]+\.\.[0-9]+/ { exit }
+		index($0, p) == 1 { print substr($0, length(p) + 1) }' \
+		"$run/results.ktap" >"$run/proc-$f"
+	[ -s "$run/proc-$f" ] || rm -f "$run/proc-$f"
+done
 console=$run/console.log
 touch "$console"
 
