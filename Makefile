@@ -102,6 +102,7 @@ check-host: deps
 	@$(TOP)tests/host/quilt.sh
 	@$(TOP)tests/host/bench-report.sh
 	@$(TOP)tests/host/bisect-merge.sh
+	@$(TOP)tests/host/abi-table.sh
 
 export: pristine
 	@$(S)/export.sh

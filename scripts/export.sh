@@ -27,7 +27,12 @@
 # @BENCH@ a headline table of make bench and @BENCH_REPORT@ which report it
 # is: build/bench/latest/headline.md if there is one, else the newest
 # committed results/*-full/ report (else the newest committed report),
-# else a line saying there is none.  To and Cc come from the tree's
+# else a line saying there is none; @ABI@ the table of the /proc/vmstat
+# and /proc/zoneinfo names whose place changes across the series,
+# scripts/abi-table.sh over the two ends' files as committed in
+# results/abi/ (abi_table_committed), and @ABI_SOURCE@ the kernels they
+# came from (the "Captured:" line of results/abi/README.md), else lines
+# saying there is none yet.  To and Cc come from the tree's
 # scripts/get_maintainer.pl over the whole series.
 # Environment: VERSION (the -v number, default 3: the posting with
 # stretch 2 in front; raise it with each posting).
@@ -64,7 +69,7 @@ for t in git perl patch; do
 done
 [ -f "$template" ] || die "no cover letter template at $template"
 [ -n "$(head -n 1 "$template")" ] || die "$template: the first line (the subject) is empty"
-unknown=$(grep -o '@[A-Z_]*@' "$template" | grep -vx '@\(BASE\|BASE_TREE\|NODELRU\|BENCH\|BENCH_REPORT\)@' | sort -u || true)
+unknown=$(grep -o '@[A-Z_]*@' "$template" | grep -vx '@\(BASE\|BASE_TREE\|NODELRU\|BENCH\|BENCH_REPORT\|ABI\|ABI_SOURCE\)@' | sort -u || true)
 [ -z "$unknown" ] || die "$template: unknown markers:" "$unknown"
 [ "$(series_count)" -gt 0 ] || die "the series is empty: nothing to export"
 "$TOP/scripts/pristine.sh"
@@ -107,6 +112,23 @@ else
 	fi
 fi
 nodelru=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)
+# The /proc ABI table, made from the committed captures, never written
+# by hand (results/abi/table.txt is the same table, for reading there).
+abi_rc=0
+abi=$(abi_table_committed HEAD) || abi_rc=$?
+case $abi_rc in
+0)
+	abi_source=$(git -C "$TOP" show HEAD:results/abi/README.md 2>/dev/null |
+		sed -n 's/^Captured: *//p' | head -n 1)
+	[ -n "$abi_source" ] || abi_source="kernels results/abi/README.md does not name"
+	;;
+2)
+	abi=$(printf '%s\n%s' "(none yet: make export adds the table once results/abi/ holds the" \
+		"two ends' /proc files, which scripts/abi-collect.sh puts there)")
+	abi_source="not captured yet"
+	;;
+*) die "scripts/abi-table.sh failed on the /proc files committed in results/abi/" ;;
+esac
 
 # --- Build everything in $tmp.  On failure only the logs stay there.
 cleanup() {
@@ -207,7 +229,7 @@ git -C "$repo" -c user.name="$name" -c user.email="$email" format-patch -q \
 # The cover letter: subject and text from scripts/cover-letter.txt, the
 # markers filled in by perl (bash's ${x//a/b} would expand & in b).  A
 # paragraph with a marker in its text is wrapped again at 72 columns; the
-# one with @BENCH@ (the table) is left as it is.
+# ones with @BENCH@ or @ABI@ (the tables) are left as they are.
 cover=$tout/v$version-0000-cover-letter.patch
 [ -f "$cover" ] || die "git format-patch wrote no $cover"
 subject=$(head -n 1 "$template")
@@ -217,8 +239,8 @@ fill='
 	my @parts = split /(\n[ \t]*\n)/, <STDIN>;
 	for my $p (@parts) {
 		next if $p =~ /^\s*$/;
-		my $wrap = $p =~ /@(BASE|BASE_TREE|NODELRU|BENCH_REPORT)@/ && $p !~ /\@BENCH\@/;
-		$p =~ s/@(BASE|BASE_TREE|NODELRU|BENCH|BENCH_REPORT)@/$ENV{"M_$1"}/g;
+		my $wrap = $p =~ /@(BASE|BASE_TREE|NODELRU|BENCH_REPORT|ABI_SOURCE)@/ && $p !~ /\@(BENCH|ABI)\@/;
+		$p =~ s/@(BASE|BASE_TREE|NODELRU|BENCH|BENCH_REPORT|ABI|ABI_SOURCE)@/$ENV{"M_$1"}/g;
 		next unless $wrap;
 		my ($line, @out) = ("");
 		for my $w (split " ", $p) {
@@ -230,7 +252,8 @@ fill='
 	print @parts;'
 body=$(tail -n +2 "$template" | sed '/./,$!d' |
 	M_BASE=$(cat "$TOP/BASE") M_BASE_TREE=$base_tree M_NODELRU=$nodelru \
-		M_BENCH=$figures M_BENCH_REPORT=$bench_report perl -e "$fill")
+		M_BENCH=$figures M_BENCH_REPORT=$bench_report \
+		M_ABI=$abi M_ABI_SOURCE=$abi_source perl -e "$fill")
 SUBJECT=$subject BODY=$body perl -0pi -e \
 	's/\*\*\* SUBJECT HERE \*\*\*/$ENV{SUBJECT}/; s/\*\*\* BLURB HERE \*\*\*/$ENV{BODY}/' "$cover"
 if grep -q 'SUBJECT HERE\|BLURB HERE' "$cover"; then
@@ -253,3 +276,4 @@ rm -rf "$tmp"
 msg outgoing "$out: $((n + 1)) mails (cover letter and $n patches), To: ${to[*]:-none}"
 msg base "base-commit $base, tree $base_tree"
 msg figures "$bench_report"
+msg abi "/proc ABI table from results/abi/: $abi_source"

@@ -173,15 +173,9 @@ wait "$qpid" || rc=$?
 qpid=
 took=$(($(date +%s) - start))
 tr -d '\r' <"$run/results.ktap" >"$run/results.tmp" && mv "$run/results.tmp" "$run/results.ktap"
-# The guest's /proc/vmstat and /proc/zoneinfo as booted: the runner's
-# "# proc-vmstat: " and "# proc-zoneinfo: " lines before its plan line
-# (so no test's output can add to them), for scripts/abi-table.sh.
-for f in vmstat zoneinfo; do
-	awk -v p="# proc-$f: " '/^[0-9]+\.\.[0-9]+/ { exit }
-		index($0, p) == 1 { print substr($0, length(p) + 1) }' \
-		"$run/results.ktap" >"$run/proc-$f"
-	[ -s "$run/proc-$f" ] || rm -f "$run/proc-$f"
-done
+# proc-vmstat and proc-zoneinfo: the guest's /proc files as booted, for
+# scripts/abi-table.sh.
+save_proc_files "$run"
 console=$run/console.log
 touch "$console"
 
