@@ -45,7 +45,13 @@ fi
 
 printf 'From: %s <%s>\n' "$name" "$email"
 printf 'Subject: %s\n\n' "$subject"
-printf '%s\n\n' "$body"
+# A trailer that ends the changelog (Link:, Reported-by: ...) stays in
+# one block with the Signed-off-by, as git interpret-trailers keeps them.
+if printf '%s\n' "$body" | tail -n 1 | grep -Eq '^[A-Z][A-Za-z-]*: '; then
+	printf '%s\n' "$body"
+else
+	printf '%s\n\n' "$body"
+fi
 printf 'Signed-off-by: %s <%s>\n' "$name" "$email"
 printf -- '---\n'
 if [ -n "$notes" ]; then
