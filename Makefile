@@ -23,7 +23,7 @@ export NODELRU_BASE_NOTED := 1
 
 .PHONY: help settings deps pristine tree kernel initramfs run qemu-test \
 	check check-static check-series check-host harness-selftest \
-	bisect-check mglru-check i386-check export bench devtree clean
+	bisect-check mglru-check i386-check matrix-check export bench devtree clean
 
 help:
 	@echo 'node-lru targets:'
@@ -47,6 +47,9 @@ help:
 	@echo '  scripts/bisect-merge.sh DIR...  one table from bisect-check runs split over machines'
 	@echo '  mglru-check       build steps with the multi-gen LRU on (STEPS="0 7"; BOOT=1 boots them)'
 	@echo '  i386-check        compile steps for i386 with highmem, no boot (STEPS="0 7"; default both ends)'
+	@echo '  matrix-check      every step compiled in each variant of configs/matrix (memcg-off numa-off'
+	@echo '                    smp-off hotplug i386-highmem); resumable; STEPS, VARIANTS, MATRIX_TARGETS;'
+	@echo '                    BOOT=1 boots the ends of memcg-off; table in build/matrix/summary.tsv'
 	@echo '  harness-selftest  show that a failing test, a panic and a hang are failures'
 	@echo '  bench             zone LRU, node LRU and multi-gen LRU side by side on one topology'
 	@echo '                    (KERNELS="zone node mglru", ITER=N, QUICK=1, TOPOS=uma)'
@@ -103,6 +106,7 @@ check-host: deps
 	@$(TOP)tests/host/bench-report.sh
 	@$(TOP)tests/host/bisect-merge.sh
 	@$(TOP)tests/host/abi-table.sh
+	@$(TOP)tests/host/matrix.sh
 
 export: pristine
 	@$(S)/export.sh
@@ -118,6 +122,11 @@ mglru-check: deps
 # Not part of check: 32-bit kernel builds, compile only.
 i386-check: deps
 	@$(S)/i386-check.sh
+
+# Not part of check: every step in five configurations, some hours on 2
+# CPUs.  BOOT=1 boots on uma unless TOPOS is given.
+matrix-check: deps
+	@TOPOS="$(if $(filter file,$(origin TOPOS)),uma,$(TOPOS))" $(S)/matrix-check.sh
 
 # Not part of check: the full run of the three kernels takes hours (QUICK=1:
 # tens of minutes).  One topology a run: uma unless TOPOS is given.

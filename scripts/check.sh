@@ -40,6 +40,7 @@ part quilt "$TOP/tests/host/quilt.sh"
 part bench-report "$TOP/tests/host/bench-report.sh"
 part bisect-merge "$TOP/tests/host/bisect-merge.sh"
 part abi-table "$TOP/tests/host/abi-table.sh"
+part matrix "$TOP/tests/host/matrix.sh"
 # The run list is emptied here too: a qemu-test that stops before it
 # empties the list itself must not leave the previous run's to be counted.
 : >"$BUILD/runs/qemu-test.list"
