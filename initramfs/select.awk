@@ -1,4 +1,5 @@
-# Select tests from the index ("name sets timeout topologies oom" a line).
+# Select tests from the index ("name sets timeout topologies oom disk" a
+# line).
 # Variables: want (space-separated test or set names), topo (uma, numa,
 # movable).  A set selects its tests that run on topo; a test named
 # directly runs on any topology.  Prints "name timeout" a line, in index

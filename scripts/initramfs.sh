@@ -4,7 +4,9 @@
 # Contents: Debian's static busybox, initramfs/init and runner, every test
 # under tests/ (shell tests copied, C tests linked statically) and
 # /tests/index, made from the "nodelru:" line in each test's header:
-#   nodelru: sets=smoke,full timeout=SECONDS topo=all|uma,numa,... [oom=expected] [order=N]
+#   nodelru: sets=smoke,full timeout=SECONDS topo=all|uma,numa,... [oom=expected] [order=N] [disk=slow]
+# (index columns: name sets timeout topo oom disk; disk=slow makes
+# scripts/qemu-run.sh attach a write-throttled disk, see there).
 # The archive is reproducible: gen_init_cpio (from the pristine tree) with
 # fixed timestamps, entries sorted, gzip -n.
 set -euo pipefail
@@ -40,9 +42,14 @@ for t in "$TOP"/tests/*.sh "$TOP"/tests/*.c; do
 	timeout=$(sed -n 's/.*timeout=\([0-9]*\).*/\1/p' <<<"$meta")
 	topo=$(sed -n 's/.*topo=\([^ ]*\).*/\1/p' <<<"$meta")
 	oom=$(sed -n 's/.*oom=\([^ ]*\).*/\1/p' <<<"$meta")
+	disk=$(sed -n 's/.*disk=\([^ ]*\).*/\1/p' <<<"$meta")
 	if [ -z "$sets" ] || [ -z "$timeout" ] || [ -z "$topo" ]; then
 		die "$t: header line '$meta' lacks sets=, timeout= or topo="
 	fi
+	case ${disk:-} in
+	'' | slow) ;;
+	*) die "$t: header line '$meta': disk=$disk (the only disk a test may ask for is disk=slow)" ;;
+	esac
 	case $t in
 	*.sh) install -m 0755 "$t" "$stagedir/tests/$name" ;;
 	*.c)
@@ -54,8 +61,8 @@ for t in "$TOP"/tests/*.sh "$TOP"/tests/*.c; do
 		;;
 	esac
 	order=$(sed -n 's/.*order=\([0-9]*\).*/\1/p' <<<"$meta")
-	printf '%03d %s %s %s %s %s\n' "${order:-50}" "$name" "$sets" "$timeout" \
-		"$topo" "${oom:-no}" >>"$stagedir/tests/index.tmp"
+	printf '%03d %s %s %s %s %s %s\n' "${order:-50}" "$name" "$sets" "$timeout" \
+		"$topo" "${oom:-no}" "${disk:--}" >>"$stagedir/tests/index.tmp"
 done
 [ -s "$stagedir/tests/index.tmp" ] || die "no tests found under $TOP/tests"
 # Helpers the tests call (tests/tools/*.c), installed in /usr/bin.

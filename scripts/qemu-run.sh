@@ -70,6 +70,12 @@ label=$kernel/$topo
 sel=$(awk -v want="${tests//,/ }" -v topo="$topo" -f "$TOP/initramfs/select.awk" "$index")
 [ -n "$sel" ] || die "no test matches '$tests' on topology $topo" \
 	"tests and sets: $(cut -d' ' -f1,2 "$index" | tr '\n' ';')"
+# A selected test whose header says disk=slow (the index's sixth column)
+# gets a fourth disk whose writes QEMU throttles (below).
+slow_disk=$(awk -v sel="$(cut -d' ' -f1 <<<"$sel" | tr '\n' ' ')" '
+	BEGIN { n = split(sel, s, " "); for (i = 1; i <= n; i++) want[s[i]] = 1 }
+	($1 in want) && $6 == "slow" { f = 1 }
+	END { print f + 0 }' "$index")
 boot_timeout=${BOOT_TIMEOUT:-300}
 budget=$(awk -v b="$boot_timeout" '{ s += $2 + 30 } END { print s + b + 60 }' <<<"$sel")
 host_timeout=${QEMU_TIMEOUT:-$budget}
@@ -102,7 +108,7 @@ qpid=
 # shellcheck disable=SC2317 # the traps
 on_exit() {
 	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null || true
-	[ "${KEEP_DISKS:-0}" = 1 ] || rm -f "$run/swap.img" "$run/scratch.img"
+	[ "${KEEP_DISKS:-0}" = 1 ] || rm -f "$run/swap.img" "$run/scratch.img" "$run/slow.img"
 }
 trap on_exit EXIT
 trap 'exit 143' TERM
@@ -129,6 +135,23 @@ qemu=(qemu-system-x86_64 -M q35 -accel "$accel" -m "${mem}M"
 	-drive "file=$run/scratch.img,format=raw,if=virtio,cache=unsafe,discard=unmap,werror=report,rerror=report"
 	-drive "file=$BUILD/tools-disk/tools.img,format=raw,if=virtio,readonly=on"
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+# The slow disk (disk=slow in a test's header): an ext4 without a journal
+# (its inode tables written here, so that no ext4lazyinit thread writes
+# them at the guest's 4 MiB/s) on a sparse file of 1 GiB, writes
+# throttled by QEMU to 4 MiB/s
+# (bps_wr), so that pages stay under writeback for seconds (a guest test
+# cannot slow a virtio disk itself: no device-mapper, no blk-throttle in
+# the test kernels).  Found in the guest by its serial, nodelru-slow
+# (/sys/block/vdX/serial), mounted by the test that asked for it; it
+# holds no more than 4 MiB for each second the guest wrote to it.
+if [ "$slow_disk" = 1 ]; then
+	truncate -s 1024M "$run/slow.img"
+	mkfs.ext4 -q -F -O ^has_journal -E lazy_itable_init=0 -L slow "$run/slow.img" \
+		>/dev/null 2>"$run/mkfs-slow.log" ||
+		die "mkfs.ext4 of the slow disk failed" "log: $run/mkfs-slow.log"
+	qemu+=(-drive "file=$run/slow.img,format=raw,if=none,id=slow,cache=unsafe,werror=report,rerror=report,bps_wr=$((4 << 20))"
+		-device virtio-blk-pci,drive=slow,serial=nodelru-slow)
+fi
 # The topology's own arguments (configs/topologies).
 qemu+=("${TOPO_QEMU[@]}")
 [ ${#TOPO_KERNEL[@]} -eq 0 ] || append="$append ${TOPO_KERNEL[*]}"

@@ -10,7 +10,8 @@
  *         the allocation may reclaim but only from zones up to that one;
  *         stops at the first failure.  __GFP_NOWARN keeps a failure off
  *         the console, __GFP_RETRY_MAYFAIL keeps the OOM killer out.
- *   write "free": release every held page.
+ *   write "free": release every held page; "free N": release the N
+ *         pages taken last (fewer if fewer are held).
  *   read: "held DMA DMA32 Normal Movable total requested failed" counts of
  *         the pages held, by the zone they came from, the pages asked for
  *         by the last request and how many of them could not be had.
@@ -30,11 +31,14 @@ static unsigned long nr_held[MAX_NR_ZONES];
 static unsigned long last_requested, last_failed;
 static struct dentry *hog_file;
 
-static void hog_free_all(void)
+/* Release up to NR held pages, the ones taken last first. */
+static void hog_free(unsigned long nr)
 {
 	struct page *page, *next;
 
 	list_for_each_entry_safe(page, next, &held, lru) {
+		if (!nr--)
+			break;
 		list_del(&page->lru);
 		nr_held[page_zonenum(page)]--;
 		__free_page(page);
@@ -74,7 +78,9 @@ static ssize_t hog_write(struct file *file, const char __user *ubuf,
 
 	mutex_lock(&hog_lock);
 	if (!strncmp(buf, "free", 4)) {
-		hog_free_all();
+		if (sscanf(buf + 4, "%lu", &nr) != 1)
+			nr = ULONG_MAX;
+		hog_free(nr);
 		mutex_unlock(&hog_lock);
 		return len;
 	}
@@ -142,7 +148,7 @@ static void __exit hog_exit(void)
 {
 	debugfs_remove(hog_file);
 	mutex_lock(&hog_lock);
-	hog_free_all();
+	hog_free(ULONG_MAX);
 	mutex_unlock(&hog_lock);
 }
 
