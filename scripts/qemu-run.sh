@@ -143,14 +143,17 @@ qemu=(qemu-system-x86_64 -M q35 -accel "$accel" -m "${mem}M"
 # cannot slow a virtio disk itself: no device-mapper, no blk-throttle in
 # the test kernels).  Found in the guest by its serial, nodelru-slow
 # (/sys/block/vdX/serial), mounted by the test that asked for it; it
-# holds no more than 4 MiB for each second the guest wrote to it.
+# holds no more than 4 MiB for each second the guest wrote to it.  Its
+# PCI slot (0x10) comes after the if=virtio disks' automatic ones, so
+# that the guest still finds swap on vda and the scratch disk on vdb (an
+# automatic slot for it came first and made it vda).
 if [ "$slow_disk" = 1 ]; then
 	truncate -s 1024M "$run/slow.img"
 	mkfs.ext4 -q -F -O ^has_journal -E lazy_itable_init=0 -L slow "$run/slow.img" \
 		>/dev/null 2>"$run/mkfs-slow.log" ||
 		die "mkfs.ext4 of the slow disk failed" "log: $run/mkfs-slow.log"
 	qemu+=(-drive "file=$run/slow.img,format=raw,if=none,id=slow,cache=unsafe,werror=report,rerror=report,bps_wr=$((4 << 20))"
-		-device virtio-blk-pci,drive=slow,serial=nodelru-slow)
+		-device virtio-blk-pci,drive=slow,serial=nodelru-slow,addr=0x10)
 fi
 # The topology's own arguments (configs/topologies).
 qemu+=("${TOPO_QEMU[@]}")
