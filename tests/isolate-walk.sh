@@ -177,7 +177,8 @@ echo "inactive file pages: Normal $(zf Normal nr_zone_inactive_file), DMA32 $(zf
 
 # 4. DMA32 pressure, with the walks recorded.
 echo "$big" >"$ev/trigger" || fail "could not set the trigger '$big' on $ev"
-echo "$all" >>"$ev/trigger" || fail "could not set the trigger '$all' on $ev"
+echo "$all" >>"$ev/trigger" ||
+	fail "could not set the trigger '$all' on $ev: $(tail -n 3 "$tr/error_log" 2>/dev/null | tr '\n' ' ')"
 cp /proc/vmstat "$out.before"
 half=$((b32 / 2))
 want=$(($(zf DMA32 free) - $(zf DMA32 min) + half))
