@@ -81,14 +81,6 @@ if [ "$lrugen" -eq 1 ]; then
 	exit 4
 fi
 
-# field of node 0's zone from /proc/zoneinfo: zf ZONE FIELD
-zf() {
-	awk -v z="$1" -v f="$2" '
-		/^Node/ { node = $2; sub(",", "", node); zone = $4 }
-		node == 0 && zone == z && ($1 == f || ($1 == "pages" && $2 == f)) {
-			print ($1 == "pages" ? $3 : $2); exit
-		}' /proc/zoneinfo
-}
 # the largest lowmem reserve of node 0's zone (what a page cache
 # allocation, the highest class, must leave free above the watermark)
 zprot() {

@@ -51,14 +51,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# zone field of node 0 from /proc/zoneinfo: zf ZONE FIELD
-zf() {
-	awk -v z="$1" -v f="$2" '
-		/^Node/ { node = $2; sub(",", "", node); zone = $4 }
-		node == 0 && zone == z && ($1 == f || ($1 == "pages" && $2 == f)) {
-			print ($1 == "pages" ? $3 : $2); exit
-		}' /proc/zoneinfo
-}
 
 case "$NODELRU_TOPO" in
 movable) zone=Normal req=normal higher=Movable ;;

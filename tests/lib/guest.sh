@@ -22,6 +22,7 @@
 #                 "local" or a function called from if/||, the failure is
 #                 not seen and the value is empty
 #   vm_has NAME   true when /proc/vmstat has the item NAME
+#   zf ZONE FIELD a field of node 0's zone from /proc/zoneinfo (below)
 # These variables are for the sourcing test.
 # shellcheck disable=SC2034
 
@@ -107,4 +108,15 @@ vm_sum() {
 		_sum=$((_sum + _val))
 	done
 	echo "$_sum"
+}
+
+# zf ZONE FIELD: a field of node 0's zone ZONE from /proc/zoneinfo ("free",
+# "min", "managed" ... from its "pages" lines, or a counter such as
+# nr_zone_inactive_file); prints nothing when the zone or field is absent.
+zf() {
+	awk -v z="$1" -v f="$2" '
+		/^Node/ { node = $2; sub(",", "", node); zone = $4 }
+		node == 0 && zone == z && ($1 == f || ($1 == "pages" && $2 == f)) {
+			print ($1 == "pages" ? $3 : $2); exit
+		}' /proc/zoneinfo
 }
