@@ -44,7 +44,8 @@ done <"$SERIES"
 
 while IFS= read -r f; do
 	[ -n "${listed[$f]:-}" ] || err "patches/$f is not listed in series"
-done < <(cd "$PATCHES" && find . -type f ! -name '.*' | sed 's|^\./||' | sort)
+done < <(cd "$PATCHES" && find . -path ./wip -prune -o -type f ! -name '.*' -print |
+	sed 's|^\./||' | sort)
 
 # Header and format, one awk pass per patch; it prints "line: problem".
 check_patch() {

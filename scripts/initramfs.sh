@@ -86,6 +86,9 @@ install -m 0755 "$TOP/initramfs/init" "$TOP/initramfs/runner" "$stagedir/"
 printf 'root:x:0:0:root:/root:/bin/sh\n' >"$stagedir/passwd"
 printf 'root:x:0:\n' >"$stagedir/group"
 install -m 0644 "$TOP/initramfs/select.awk" "$stagedir/"
+# The series, one patch per line in order, so that a test can tell which
+# patches a step's kernel has (applied in tests/lib/guest.sh).
+series_patches >"$stagedir/series"
 # Shell helpers the tests source from /lib/nodelru (tests/lib/*.sh).
 mkdir -p "$stagedir/lib"
 for f in "$TOP"/tests/lib/*.sh; do
@@ -110,6 +113,7 @@ list=$out/cpio.list
 	echo "file /etc/group $stagedir/group 0644 0 0"
 	echo "file /lib/nodelru/runner $stagedir/runner 0755 0 0"
 	echo "file /lib/nodelru/select.awk $stagedir/select.awk 0644 0 0"
+	echo "file /lib/nodelru/series $stagedir/series 0644 0 0"
 	echo "file /tests/index $stagedir/tests/index 0644 0 0"
 	find "$stagedir/tests" -type f ! -name index | sort | while read -r f; do
 		echo "file /tests/$(basename "$f") $f 0755 0 0"

@@ -31,25 +31,32 @@
 # with __GFP_DMA32: kswapd's and direct reclaim's DMA32 passes must walk
 # A from the tail to reach DMA32 pages.  A histogram trigger keyed on
 # (nr_scanned, nr_requested) records every isolation.
-#   zone end (*-nodelru-zone-*): the largest nr_scanned - nr_requested
-#     is > 4096 (ISOLATE_SKIP_IN_PLACE: otherwise the walk never went
-#     far and the test proved nothing) and <= 32768 + 511;
-#   node end (*-nodelru-node-*) and the steps between (the first patch
-#     brings 6.1's walk): 6.1's isolation has no bound on the walk (the
+#   before "mm, vmscan: move LRU lists to node" (the zone end): every
+#     zone has its own lists, so no isolation steps over anything: the
+#     histogram's nr_skipped sums to 0 and no isolation walks more than
+#     4096 pages (requests are at most SWAP_CLUSTER_MAX);
+#   from that patch on, before "mm, vmscan: begin reclaiming pages on a
+#     per-node basis": per-zone passes over the node's lists, the walk
+#     bounded: the largest nr_scanned - nr_requested is > 4096
+#     (ISOLATE_SKIP_IN_PLACE: otherwise the walk never went far and the
+#     test proved nothing) and <= 32768 + 511;
+#   from "begin reclaiming pages on a per-node basis" on (6.1's walk, up
+#     to the node end): 6.1's isolation has no bound on the walk (the
 #     hard lockup reported upstream in 2024 in isolate_lru_folios()), so
 #     there is nothing to assert about it: the figures are printed and
 #     the test skips (exit 4) saying so.
-# At the zone end a histogram that dropped events (map full) fails the
+# Where it asserts, a histogram that dropped events (map full) fails the
 # test (the largest walk could be among them), and so does a run
 # without any isolation during the pressure.  With the multi-gen LRU on,
 # the test skips (its reclaim does not walk the zone-filtered lists).
 # A needs room for 192 MiB of page cache in Normal (uma at MEM=3072 has
 # about 1 GiB there); with less the test skips.
-# Injected fault: isolate-walk-bound checks against 4096 instead of
-# 32768 + 511, at either end, so it must fail (a walk past 4096 is
-# required as well).
+# Injected fault: isolate-walk-bound makes the bounded walk's check, with
+# 4096 instead of 32768 + 511, at every step, so it must fail (a walk past
+# 4096 is required as well).
 # Broken kernel: tests/broken/isolate-walk-unbounded.patch (the walk no
-# longer ends at ISOLATE_SKIP_MAX) must fail at the zone end.
+# longer ends at ISOLATE_SKIP_MAX) must fail at step 1, the first step
+# with the bounded walk.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 # shellcheck source=tests/lib/guest.sh
@@ -228,13 +235,30 @@ sed -n '/keys=nr_scanned/,/Dropped/p' "$out.hist" | { grep '^{' || true; } |
 
 [ "$dropped" -eq 0 ] || echo "the histogram dropped $dropped events (map full)"
 
-check=$end
+if ! applied mm-vmscan-move-LRU-lists-to-node.patch; then
+	check=lists
+elif ! applied mm-vmscan-begin-reclaiming-pages-on-a-per-node-basis.patch; then
+	check=bounded
+else
+	check=unbounded
+fi
 if inject isolate-walk-bound; then
 	bound=$in_place
-	check=zone
+	check=bounded
 fi
 case $check in
-zone)
+lists)
+	[ "$dropped" -eq 0 ] ||
+		fail "expected the histogram to hold every isolation, it dropped $dropped events"
+	[ "$events" -gt 0 ] ||
+		fail "expected isolations (mm_vmscan_lru_isolate) while reclaiming for DMA32, saw none"
+	[ "$skipped" -eq 0 ] ||
+		fail "expected per-zone LRU lists (before the lists move to the node) to hold nothing to step over, saw $skipped pages stepped over"
+	[ "$walks" -eq 0 ] ||
+		fail "expected no isolation to walk more than 4096 pages on per-zone lists, saw $walks (longest $max beyond its request)"
+	echo "ok: per-zone lists: $events isolations, none stepped over a page or walked more than 4096"
+	;;
+bounded)
 	[ "$dropped" -eq 0 ] ||
 		fail "expected the histogram to hold every isolation, it dropped $dropped events: the longest walk could be among them"
 	[ "$events" -gt 0 ] ||
@@ -243,10 +267,10 @@ zone)
 		fail "expected a walk past ISOLATE_SKIP_IN_PLACE (nr_scanned - nr_requested > $in_place: a DMA32 pass stepping over A's Normal run), saw at most $max; the test proved nothing"
 	[ "$max" -le "$bound" ] ||
 		fail "expected every isolation to end within $bound pages beyond its request, saw $max (nr_scanned $sc, nr_requested $rq; $past event(s) beyond 4096, $over beyond 32768 + 511)"
-	echo "ok: zone end: the longest walk went $max pages beyond its request (bound $bound)"
+	echo "ok: step $step: the longest walk went $max pages beyond its request (bound $bound)"
 	;;
 *)
-	echo "SKIP: $end end: 6.1's zone-filtered isolation has no bound on the walk (upstream's 2024 hard lockup in isolate_lru_folios()); longest walk here $max pages beyond its request, $over walk(s) past 32768 + 511"
+	echo "SKIP: step $step: 6.1's zone-filtered isolation has no bound on the walk (upstream's 2024 hard lockup in isolate_lru_folios()); longest walk here $max pages beyond its request, $over walk(s) past 32768 + 511"
 	exit 4
 	;;
 esac

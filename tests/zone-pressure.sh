@@ -25,10 +25,12 @@
 # Pass: every requested page was had, each from an allowed zone, without
 # an OOM kill (the runner fails on one), and reclaim ran (pgsteal moved by
 # at least the half of the zone's file pages that no free page could
-# stand for); where the LRU is per node and the node also has higher
-# zones with page cache (uma: Normal; movable: Movable),
-# the scan skipped their pages (pgskip_* > 0), unless the multi-gen LRU
-# is on (its lists are per zone within the node).  The module and
+# stand for); before "mm, vmscan: move LRU lists to node" (the zone end)
+# every zone has its own lists, so the scan skips nothing (every pgskip_*
+# moved by 0); from that patch on, where the node also has higher zones
+# with page cache (uma: Normal; movable: Movable), the scan skipped their
+# pages (pgskip_* > 0), unless the multi-gen LRU is on (its lists are per
+# zone within the node).  The module and
 # mlock-hog let go before the test ends; the runner checks the books
 # after the test (tests/lib/books.sh).
 # Fault: INJECT=hog-wrongzone requests Normal pages where DMA32 pages are
@@ -98,7 +100,7 @@ echo "request $req x $want (free + half the file pages)"
 [ "$file_before" -ge $((managed / 8)) ] ||
 	fail "expected at least $((managed / 8)) of $zone's pages (an eighth) to be page cache, saw $file_before; the pressure would not need reclaim"
 
-names="pgskip_dma32 pgskip_normal pgskip_movable pgscan_kswapd pgscan_direct pgsteal_kswapd pgsteal_direct allocstall_dma32 allocstall_normal allocstall_movable"
+names="pgskip_dma pgskip_dma32 pgskip_normal pgskip_movable pgscan_kswapd pgscan_direct pgsteal_kswapd pgsteal_direct allocstall_dma32 allocstall_normal allocstall_movable"
 cp /proc/vmstat /tmp/zone-pressure.before
 # delta NAME: how far a /proc/vmstat counter moved since the copy above
 delta() {
@@ -133,7 +135,17 @@ esac
 # zones' lists: nothing to skip there, so the check is for the classic LRU.
 lrugen_on
 hz=$(echo "$higher" | tr '[:upper:]' '[:lower:]')
-if [ -n "$higher" ] && vm_has "pgskip_$hz" && [ "$lrugen" -eq 0 ]; then
+if ! applied mm-vmscan-move-LRU-lists-to-node.patch; then
+	skipped=0
+	for n in pgskip_dma pgskip_dma32 pgskip_normal pgskip_movable; do
+		vm_has "$n" || continue
+		d=$(delta "$n")
+		skipped=$((skipped + d))
+	done
+	[ "$skipped" -eq 0 ] ||
+		fail "expected per-zone LRU lists (before the lists move to the node) to hold nothing to skip, saw the pgskip_* move by $skipped"
+	echo "per-zone LRU lists: nothing skipped (pgskip_* +0)"
+elif [ -n "$higher" ] && vm_has "pgskip_$hz" && [ "$lrugen" -eq 0 ]; then
 	skipped=$(delta "pgskip_$hz")
 	[ "$skipped" -gt 0 ] ||
 		fail "expected the node-LRU scan to skip $higher pages (pgskip_$hz > 0) while reclaiming for $zone, saw $skipped"

@@ -10,7 +10,14 @@
 #   series_end    sets release to the kernel's release and end to which
 #                 kernel this is: "zone" (the rewound end, step 0, release
 #                 *-nodelru-zone-*), "node" (the replayed end, release
-#                 *-nodelru-node-*), or "step" (any step between)
+#                 *-nodelru-node-*), or "step" (any step between, release
+#                 *-nodelru-stepN-*); and step to the number of patches
+#                 of the series the kernel has (0 .. the series' length)
+#   applied PATCH true when the kernel has PATCH (a file name of the
+#                 series, as in the series file) applied: PATCH is among
+#                 the first $step lines of /lib/nodelru/series.  Calls
+#                 series_end.  A name not in the series fails the test
+#                 (a renamed patch must not read as "not applied")
 #   lrugen_on     sets lrugen to 1 when the multi-gen LRU is on (bit 0 of
 #                 /sys/kernel/mm/lru_gen/enabled), else 0 (off, or a
 #                 kernel without CONFIG_LRU_GEN)
@@ -44,10 +51,28 @@ inject() {
 series_end() {
 	release=$(uname -r)
 	case $release in
-	*-nodelru-zone-*) end=zone ;;
-	*-nodelru-node-*) end=node ;;
-	*) end=step ;;
+	*-nodelru-zone-*)
+		end=zone
+		step=0
+		;;
+	*-nodelru-node-*)
+		end=node
+		step=$(wc -l </lib/nodelru/series)
+		;;
+	*-nodelru-step[0-9]*)
+		end=step
+		step=${release#*-nodelru-step}
+		step=${step%%[!0-9]*}
+		;;
+	*) fail "expected a release *-nodelru-{zone,node,stepN}-*, saw $release" ;;
 	esac
+}
+
+applied() {
+	series_end
+	n=$(awk -v p="$1" '$1 == p { print NR; exit }' /lib/nodelru/series)
+	[ -n "$n" ] || fail "applied: $1 is not a patch of the series (/lib/nodelru/series)"
+	[ "$n" -le "$step" ]
 }
 
 lrugen_on() {
