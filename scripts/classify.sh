@@ -62,15 +62,29 @@ console=$run/console.log
 [ -f "$console" ] || console=/dev/null
 
 # bad_re [-]KIND...: the table's expressions of those kinds (with "-", of
-# every kind but those; none: of every kind), joined into one.
+# every kind but those; none: of every kind), joined into one.  None at
+# all is an error (status 2), never an empty expression that matches
+# every line.
 bad_re() {
 	awk -v args="$*" '
 		BEGIN { n = split(args, a, " "); out = (a[1] ~ /^-/)
 			for (i = 1; i <= n; i++) { sub(/^-/, "", a[i]); k[a[i]] = 1 } }
 		/^#/ || NF < 2 { next }
 		{ kind = $1; re = $0; sub(/^[^ \t]+[ \t]+/, "", re)
-		  if (n == 0 || (kind in k) != out) printf "%s%s", sep, re; sep = "|" }
-		END { print "" }' "$TOP/scripts/bad-lines"
+		  if (n == 0 || (kind in k) != out) { printf "%s%s", sep, re; sep = "|" } }
+		END { if (sep == "") { printf "error: scripts/bad-lines: no line for %s\n", args > "/dev/stderr"; exit 2 }
+		      print "" }' "$TOP/scripts/bad-lines"
+}
+panic_re=$(bad_re panic)
+disk_re=$(bad_re disk)
+console_re=$(bad_re -panic)
+any_re=$(bad_re)
+# An expression grep cannot read would fail no run at all: refused.
+re_rc=0
+grep -Eq -- "$any_re" /dev/null || re_rc=$?
+[ "$re_rc" -le 1 ] || {
+	echo "error: scripts/bad-lines: grep -E cannot read it (status $re_rc)" >&2
+	exit 2
 }
 strip() { sed -e 's/^\[[^]]*\] //' -e 's/\r$//'; }
 
@@ -96,10 +110,9 @@ done
 # How the guest ended: the first that applies.
 kind=FAIL
 end=$(grep -c '^# nodelru-end ' "$ktap" || true)
-panic=$(bad_re panic)
-if grep -Eq "$panic" "$console"; then
+if grep -Eq "$panic_re" "$console"; then
 	kind=PANIC
-	outcome FAIL "${running:-boot}" "PANIC: $(grep -Em1 "$panic" "$console" | strip)"
+	outcome FAIL "${running:-boot}" "PANIC: $(grep -Em1 "$panic_re" "$console" | strip)"
 elif [ "$(fact boot-timed-out)" = 1 ]; then
 	kind=BOOTFAIL
 	outcome FAIL boot "BOOTFAIL: no KTAP header within ${boot_timeout}s"
@@ -133,11 +146,10 @@ if [ "$end" = 1 ]; then
 fi
 
 # The console must be clean: any bad line but a panic (above) fails the run.
-pat=$(bad_re -panic)
-if grep -Eq "$pat" "$console"; then
-	detail="$(grep -Ec "$pat" "$console") bad line(s), first: $(grep -Em1 "$pat" "$console" | strip)"
+if grep -Eq "$console_re" "$console"; then
+	detail="$(grep -Ec "$console_re" "$console") bad line(s), first: $(grep -Em1 "$console_re" "$console" | strip)"
 	free=$(fact free-mib)
-	! grep -Eq "$(bad_re disk)" "$console" ||
+	! grep -Eq "$disk_re" "$console" ||
 		detail="$detail (host: ${free:-?} MiB free under $run after the run)"
 	outcome FAIL console "$detail"
 else
@@ -151,7 +163,7 @@ if ! failed; then
 fi
 
 # The report.  The first bad console line, a panic's too, names the cause.
-first=$(grep -Enm1 "$(bad_re)" "$console" 2>/dev/null || true)
+first=$(grep -Enm1 "$any_re" "$console" || true)
 line=${first%%:*}
 bad=$(printf '%s\n' "${first#*:}" | strip)
 # The function the first RIP line after the bad line names, if any.
