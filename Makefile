@@ -107,6 +107,7 @@ check-host: deps
 	@$(TOP)tests/host/bisect-merge.sh
 	@$(TOP)tests/host/abi-table.sh
 	@$(TOP)tests/host/matrix.sh
+	@$(TOP)tests/host/classify.sh
 
 export: pristine
 	@$(S)/export.sh

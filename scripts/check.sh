@@ -41,6 +41,7 @@ part bench-report "$TOP/tests/host/bench-report.sh"
 part bisect-merge "$TOP/tests/host/bisect-merge.sh"
 part abi-table "$TOP/tests/host/abi-table.sh"
 part matrix "$TOP/tests/host/matrix.sh"
+part classify "$TOP/tests/host/classify.sh"
 # The run list is emptied here too: a qemu-test that stops before it
 # empties the list itself must not leave the previous run's to be counted.
 : >"$BUILD/runs/qemu-test.list"

@@ -16,10 +16,11 @@
 # run directory, default KERNEL-TOPO), KEEP_DISKS=1.
 #
 # Writes build/runs/KERNEL-TOPO/: console.log, results.ktap, qemu.cmd (a
-# pasteable command line) and outcomes, one "PASS|FAIL|SKIP name detail"
-# a line, which scripts/verdict.sh counts; and proc-vmstat and
-# proc-zoneinfo, the guest's /proc files as booted.  Exit 0 when nothing
-# failed.
+# pasteable command line), qemu.status (what only the host saw) and
+# proc-vmstat and proc-zoneinfo, the guest's /proc files as booted; then
+# scripts/classify.sh makes outcomes from them, one "PASS|FAIL|SKIP name
+# detail" a line, which scripts/verdict.sh counts, and report.txt after a
+# failure.  Exit 0 when nothing failed.
 # shellcheck disable=SC2054 # commas inside QEMU options are not separators
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -164,6 +165,17 @@ qemu+=(-append "$append")
 	printf '%q ' "${qemu[@]}"
 	echo
 } >"$run/qemu.cmd"
+# What only the host knows, for scripts/classify.sh (the rest is added
+# when the guest has stopped).
+{
+	echo "kernel $kernel"
+	echo "topo $topo"
+	echo "tests $tests"
+	echo "selected $(cut -d' ' -f1 <<<"$sel" | paste -sd' ')"
+	echo "boot-timeout $boot_timeout"
+	echo "host-timeout $host_timeout"
+	echo "reproduce TESTS=$tests${INJECT:+ INJECT=$INJECT} MEM=$mem SMP=$smp ACCEL=$accel KEEP_DISKS=1 scripts/qemu-run.sh $kernel $topo $tests"
+} >"$run/qemu.status"
 
 stage "boot: $label (tests: $tests; $accel, ${mem} MiB, host timeout ${host_timeout}s)"
 start=$(date +%s)
@@ -202,66 +214,17 @@ tr -d '\r' <"$run/results.ktap" >"$run/results.tmp" && mv "$run/results.tmp" "$r
 # proc-vmstat and proc-zoneinfo: the guest's /proc files as booted, for
 # scripts/abi-table.sh.
 save_proc_files "$run"
-console=$run/console.log
-touch "$console"
+touch "$run/console.log"
+{
+	echo "exit $rc"
+	echo "boot-timed-out $bootfail"
+	echo "free-mib $(($(df --output=avail -k "$run" | tail -n1) / 1024))"
+} >>"$run/qemu.status"
 
-outcome() {
-	printf '%s %s %s\n' "$1" "$label/$2" "${3:-}" >>"$outcomes"
-}
-
-# The test that was running when the guest stopped, if any.
-running=$(awk '/^# start / { t = $3 } /^(not )?ok / { t = "" } END { print t }' "$run/results.ktap")
-
-# Per-test results from KTAP.
-awk '
-	/^ok [0-9]+ [^ ]+ # SKIP/ { r = $0; sub(/.*# SKIP */, "", r); print "SKIP", $3, r; next }
-	/^ok [0-9]+ / { print "PASS", $3; next }
-	/^not ok [0-9]+ / { r = $0; sub(/^[^#]*# */, "", r); print "FAIL", $4, r }
-' "$run/results.ktap" | while read -r verdict name detail; do
-	outcome "$verdict" "$name" "$detail"
-done
-
-end=$(grep -c '^# nodelru-end ' "$run/results.ktap" || true)
-if grep -q 'Kernel panic - not syncing' "$console"; then
-	outcome FAIL "${running:-boot}" "PANIC: $(grep -m1 'Kernel panic' "$console" | sed 's/^\[[^]]*\] //')"
-elif [ "$bootfail" = 1 ]; then
-	outcome FAIL boot "BOOTFAIL: no KTAP header within ${boot_timeout}s"
-elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-	outcome FAIL "${running:-boot}" "TIMEOUT: the guest did not finish within ${host_timeout}s"
-elif [ "$booted" = 0 ] && ! grep -q '^KTAP version 1' "$run/results.ktap"; then
-	outcome FAIL boot "BOOTFAIL: QEMU exited ($rc) before the guest printed KTAP"
-elif [ "$end" != 1 ]; then
-	outcome FAIL "${running:-runner}" "the guest stopped without its end marker (QEMU exit $rc)"
-elif [ "$rc" != 33 ] && [ "$rc" != 35 ]; then
-	outcome FAIL runner "unexpected QEMU exit status $rc (33 = all passed, 35 = failures)"
-fi
-if [ "$rc" = 35 ] && ! grep -q '^FAIL ' "$outcomes"; then
-	outcome FAIL runner "the guest reported failures (exit 35) but no 'not ok' line arrived"
-fi
-# Every test the host selected must have reported, when the guest ended
-# normally (a panic or timeout is reported above, once).
-if [ "$end" = 1 ]; then
-	while read -r t _; do
-		grep -qE "^(not )?ok [0-9]+ $t( |\$)" "$run/results.ktap" ||
-			outcome FAIL "$t" "selected by the host but the guest never reported it"
-	done <<<"$sel"
-fi
-if [ "$end" = 1 ] && [ "$(grep -cE '^(not )?ok ' "$run/results.ktap")" = 0 ] &&
-	! grep -q '^FAIL ' "$outcomes"; then
-	outcome FAIL runner "zero tests ran"
-fi
-
-# The console must be clean: any of these fails the boot.
-# An I/O error on a guest disk is the host's disk running full, or worse.
-pat='BUG:|WARNING:|Oops|general protection fault|kernel BUG|INFO: task .* blocked for more than|soft lockup|hard LOCKUP|possible recursive locking|circular locking|inconsistent lock state|vmstat_refresh: |UBSAN:|list_add corruption|list_del corruption|I/O error|EXT4-fs error'
-if grep -Eq "$pat" "$console"; then
-	detail="$(grep -Ec "$pat" "$console") bad line(s), first: $(grep -Em1 "$pat" "$console" | sed 's/^\[[^]]*\] //')"
-	! grep -Eq 'I/O error|EXT4-fs error' "$console" ||
-		detail="$detail (host: $(($(df --output=avail -k "$run" | tail -n1) / 1024)) MiB free under $run after the run)"
-	outcome FAIL console "$detail"
-else
-	outcome PASS console
-fi
+# The outcomes, the title and report.txt, from the files above alone.
+crc=0
+verdict=$("$TOP/scripts/classify.sh" "$run") || crc=$?
+[ "$crc" -le 1 ] || die "scripts/classify.sh could not classify $run"
 
 # Phase times, for qemu-test's summary line.
 if [ "$booted" = 1 ]; then
@@ -274,11 +237,9 @@ msg "done" "$label in ${took}s (boot ${boot_s}s, QEMU exit $rc); log: $run/conso
 slowest=$(awk '/^# took / { t = $4; sub(/s$/, "", t); print t, $3 }' "$run/results.ktap" |
 	sort -rn | head -n 5 | awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')
 [ -z "$slowest" ] || msg slowest "$slowest"
-if grep -q '^FAIL ' "$outcomes"; then
-	grep '^FAIL ' "$outcomes" | sed 's/^/  /' >&2
-	repro="TESTS=$tests${INJECT:+ INJECT=$INJECT} MEM=$mem SMP=$smp ACCEL=$accel KEEP_DISKS=1 scripts/qemu-run.sh $kernel $topo $tests"
-	title=$("$TOP/scripts/report.sh" "$run" "$kernel" "$repro")
-	msg report "$title"
+if [ "$crc" = 1 ]; then
+	grep '^FAIL ' "$run/outcomes" | sed 's/^/  /' >&2
+	msg report "${verdict#* }"
 	msg ""     "$run/report.txt"
 	exit 1
 fi
