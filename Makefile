@@ -45,7 +45,7 @@ help:
 	@echo '  export            the series as mails for linux-mm in build/outgoing (VERSION=N)'
 	@echo '  bisect-check      every step: build, boot, smoke set; resumable (STEP=N for one)'
 	@echo '  scripts/bisect-merge.sh DIR...  one table from bisect-check runs split over machines'
-	@echo '  mglru-check       build steps with the multi-gen LRU on (STEPS="0 7"; BOOT=1 boots them)'
+	@echo '  mglru-check       build steps with the multi-gen LRU on (STEPS="2 7"; BOOT=1 boots them)'
 	@echo '  i386-check        compile steps for i386 with highmem, no boot (STEPS="0 7"; default both ends)'
 	@echo '  matrix-check      every step compiled in each variant of configs/matrix (memcg-off numa-off'
 	@echo '                    smp-off hotplug i386-highmem); resumable; STEPS, VARIANTS, MATRIX_TARGETS;'

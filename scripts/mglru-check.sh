@@ -9,14 +9,15 @@
 # edits are compiled, and prints one row per step: build ok or FAIL and
 # the seconds it took.
 #
-#   scripts/mglru-check.sh              steps 1 and N-2 (the first step with
-#                                       the LRU lists on the node, and the
-#                                       last step before the lock patch,
-#                                       the range its zone side spans)
-#   STEPS="1 3 7" scripts/mglru-check.sh
-# Step 0 has LRU lists per zone: the multi-gen LRU keeps its generations
-# on the node's lruvec while folios would go to the zones' lists, so it
-# is not built there (the fence is why the series can have zone lists).
+#   scripts/mglru-check.sh              the first step with the LRU lists
+#                                       on the node (after "mm, vmscan: move
+#                                       LRU lists to node") and N-2, the
+#                                       last step before the lock patch
+#   STEPS="2 3 7" scripts/mglru-check.sh
+# Before the lists patch the LRU lists are per zone: the multi-gen LRU
+# keeps its generations on the node's lruvec while folios would go to the
+# zones' lists, so it is not built there (the fence is why the series can
+# have zone lists).
 # Steps that have no fence (the last) build with FLAVOR=debug+mglru alone.
 # BOOT=1 also boots each built kernel (UMA, TESTS, default topology).
 set -euo pipefail
@@ -26,7 +27,9 @@ set -euo pipefail
 total=$(series_count)
 [ "$total" -ge 2 ] || die "the series has $total patches; nothing to check"
 check_settings STEPS
-mapfile -t steps < <(expand_steps "${STEPS:-1 $((total - 2))}")
+lists=$(series_patches | grep -n -x 'mm-vmscan-move-LRU-lists-to-node.patch' | cut -d: -f1) ||
+	die "series: no mm-vmscan-move-LRU-lists-to-node.patch, so no first step with node lists"
+mapfile -t steps < <(expand_steps "${STEPS:-$lists $((total - 2))}")
 unfence=$TOP/configs/mglru-unfence.patch
 flavor=${FLAVOR:-debug}+mglru
 
