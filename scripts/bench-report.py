@@ -825,7 +825,7 @@ def lockstat_section(rep):
     lock = [(w, m) for (w, m) in d.results if w == "lockstat" and
             "lru_lock" in m]
     if lock:
-        # "&pgdat->lru_lock_contentions": the class differs between the ends
+        # "&zone->lru_lock_contentions": the class differs between the ends
         byfig, classes = {}, {}
         for w, m in lock:
             cls, fig = re.match(r"^(.*lru_lock)_(.*)$", m).groups()
@@ -841,12 +841,15 @@ def lockstat_section(rep):
             [", ".join("`%s`" % c for c in sorted(classes.get(k, []))) or "-"
              for k in rep.kernels] + [""] * len(rep.pairs)))
         md.extend(t[2:])
-        md.append("\nOne run per kernel: ratios without spread.  The zone "
-                  "end has one lock per node (`&pgdat->lru_lock`), the node "
-                  "end and the multi-gen LRU one per lruvec "
-                  "(`&lruvec->lru_lock`): on a one-node guest without memcgs "
-                  "in use the two are the same number of locks, so this shows "
-                  "the lock in use and its traffic, not a scaling difference.")
+        md.append("\nOne run per kernel: ratios without spread.  The lock "
+                  "class row names the lock each kernel takes: one per zone "
+                  "(`&zone->lru_lock`, the zone end once the series moves "
+                  "the lock to the node), one per node (`&pgdat->lru_lock`, "
+                  "the zone end of earlier series and the steps between), "
+                  "or one per lruvec (`&lruvec->lru_lock`, the node end and "
+                  "the multi-gen LRU).  On a one-node guest without memcgs "
+                  "in use each is a handful of locks, so this shows the lock "
+                  "in use and its traffic, not a scaling difference.")
     else:
         md.append("Not run (see the status above).")
     md.append("")
