@@ -55,8 +55,8 @@
 # 4096 instead of 32768 + 511, at every step, so it must fail (a walk past
 # 4096 is required as well).
 # Broken kernel: tests/broken/isolate-walk-unbounded.patch (the walk no
-# longer ends at ISOLATE_SKIP_MAX) must fail at step 1, the first step
-# with the bounded walk.
+# longer ends at ISOLATE_SKIP_MAX) must fail at the step after "mm, vmscan:
+# move LRU lists to node" (step 3), the one step with the bounded walk.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 # shellcheck source=tests/lib/guest.sh
