@@ -14,18 +14,20 @@
 # one mm_vmscan_direct_reclaim_begin/end pair in the allocating task; per
 # pair the distinct first arguments of the probe's hits are counted (the
 # probe is filtered to that task: kswapd's passes are not counted).
-#   zone end (kernel release *-nodelru-zone-*): the probe is on
-#     shrink_zone, and at least 90 % of the pairs that reclaimed pass over
-#     two or more zones: shrink_zones() calls shrink_zone() for every
-#     zone of the zonelist the allocation may use (DMA, DMA32 and Normal
-#     on uma), as 4.7 did;
-#   node end (*-nodelru-node-*): the probe is on shrink_node, and every
-#     pair passes over one node (uma has one): shrink_zones() calls
-#     shrink_node() once per node;
-#   the steps between: the counts are printed, not checked.
+#   before "mm, vmscan: begin reclaiming pages on a per-node basis" (the
+#     zone end and the first steps): the probe is on shrink_zone, and at
+#     least 90 % of the pairs that reclaimed pass over two or more zones:
+#     shrink_zones() calls shrink_zone() for every zone of the zonelist
+#     the allocation may use (DMA, DMA32 and Normal on uma), as 4.7 did;
+#   from that patch on: the probe is on shrink_node, and every pair
+#     passes over one node (uma has one): shrink_zones() calls
+#     shrink_node() per zone until "by default have direct reclaim only
+#     shrink once per node", once per node from it on, always with the
+#     node as its first argument.
 # A trace buffer that overran fails the test (the counts would be short).
-# Injected fault: direct-zones-swap checks each end against the other's
-# expectation, so the check must fail at both ends.
+# Injected fault: direct-zones-swap checks every step against the other
+# expectation (zone for node and node for zone), so it must fail at
+# every step.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 # shellcheck source=tests/lib/guest.sh
@@ -46,10 +48,13 @@ elif awk '$3 == "shrink_node" { f = 1 } END { exit !f }' /proc/kallsyms; then
 else
 	fail "expected shrink_zone or shrink_node in /proc/kallsyms, saw neither"
 fi
-series_end
-want=$end
+if applied mm-vmscan-begin-reclaiming-pages-on-a-per-node-basis.patch; then
+	want=node
+else
+	want=zone
+fi
 if inject direct-zones-swap; then
-	case $end in zone) want=node ;; node) want=zone ;; esac
+	case $want in zone) want=node ;; node) want=zone ;; esac
 fi
 
 out=/tmp/direct-zones
@@ -75,7 +80,7 @@ echo 8192 >"$tr/buffer_size_kb"
 echo 1 >"$ev/mm_vmscan_direct_reclaim_begin/enable"
 echo 1 >"$ev/mm_vmscan_direct_reclaim_end/enable"
 echo 1 >"$tr/events/nodelru/unit/enable"
-echo "kernel $release ($end end); kprobe on $fn; load: pressure-smoke"
+echo "kernel $release (step $step, $end); kprobe on $fn; expect $want reclaim; load: pressure-smoke"
 rc=0
 /tests/pressure-smoke heavy >"$out.load" 2>&1 || rc=$?
 echo 0 >"$tr/tracing_on"
@@ -131,12 +136,12 @@ hit=$((one + several))
 case $want in
 zone)
 	[ $((several * 10)) -ge $((hit * 9)) ] ||
-		fail "zone end: expected at least 90 % of the $hit direct reclaims to pass over two or more zones, saw $several"
-	[ "$fn" = shrink_zone ] || fail "zone end: expected the probe on shrink_zone, the kernel has $fn"
+		fail "step $step: expected at least 90 % of the $hit direct reclaims to pass over two or more zones, saw $several"
+	[ "$fn" = shrink_zone ] || fail "step $step: expected the probe on shrink_zone, the kernel has $fn"
 	;;
 node)
 	[ "$several" -eq 0 ] ||
-		fail "node end: expected every direct reclaim to pass over one node (uma), saw $several of $hit over two or more"
-	[ "$fn" = shrink_node ] || fail "node end: expected the probe on shrink_node, the kernel has $fn"
+		fail "step $step: expected every direct reclaim to pass over one node (uma), saw $several of $hit over two or more"
+	[ "$fn" = shrink_node ] || fail "step $step: expected the probe on shrink_node, the kernel has $fn"
 	;;
 esac

@@ -11,17 +11,22 @@
 # alone under TCG before; 768 MiB, 33 to 37 s a boot, until the smoke set
 # was made lighter): the zones still run low and wake kswapd, with the
 # same requests.
-#   zone end (kernel release *-nodelru-zone-*): kswapd is woken per zone, and the
-#     event names the zone that was low, so every wakeup carries the index
-#     of a populated zone (DMA 0, DMA32 1, Normal 2) and none the empty
-#     Movable index 3 (only the first low zone of a pass is traced: the
-#     calls for the next zones find kswapd already awake); and the
-#     mm_vmscan_kswapd_wake event has no zid field;
-#   node end (*-nodelru-node-*): kswapd is woken once per node for the highest
-#     zone the request may use: some wakeups carry zid 3 (page cache), and
-#     at least 90 % carry 3 or 2 (GFP_KERNEL); mm_vmscan_kswapd_wake has
-#     a zid field.
-#   steps between: wakeups happened (more than 0); the histogram is printed.
+# What the wakeups carry depends on the step of the series (the guest
+# reads it from its series file):
+#   before "mm, vmscan: only wakeup kswapd once per node for the requested
+#     classzone" kswapd is woken per zone, and the event names the zone
+#     that was low; from it to "mm, page_alloc: wake kswapd based on the
+#     highest eligible zone" once per node, with the preferred zone's
+#     index.  Either way every wakeup carries the index of a populated
+#     zone (DMA 0, DMA32 1, Normal 2) and none the empty Movable index 3
+#     (before the first patch only the first low zone of a pass is
+#     traced: the calls for the next zones find kswapd already awake);
+#   from "wake kswapd based on the highest eligible zone" on, wakeups
+#     carry the highest zone the request may use: some carry zid 3 (page
+#     cache), and at least 90 % carry 3 or 2 (GFP_KERNEL);
+#   mm_vmscan_kswapd_wake has a zid field from "mm, vmscan: add
+#     classzone information to tracepoints" on, and none before it.
+# Every step: wakeups happened (more than 0).
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 # shellcheck source=tests/lib/guest.sh
@@ -55,17 +60,21 @@ for z in 0 1 2 3 4; do total=$((total + $(count "$z"))); done
 if grep -q 'field:int zid' "$ev/mm_vmscan_kswapd_wake/format"; then kz=yes; else kz=no; fi
 echo "mm_vmscan_kswapd_wake has a zid field: $kz"
 
-case $end in
-zone)
-	[ $(($(count 0) + $(count 1) + $(count 2))) -eq "$total" ] ||
-		fail "zone end: expected every wakeup to carry a populated zone's index (0-2), saw ${hist}"
-	[ "$kz" = no ] || fail "zone end: expected mm_vmscan_kswapd_wake without a zid field, saw one"
-	;;
-node)
-	[ "$(count 3)" -gt 0 ] || fail "node end: expected wakeups with zid 3 (Movable, the page cache request's highest index), saw ${hist}"
+zid_patch=mm-page_alloc-wake-kswapd-based-on-the-highest-eligible-zone.patch
+if applied "$zid_patch"; then
+	[ "$(count 3)" -gt 0 ] || fail "step $step (has $zid_patch): expected wakeups with zid 3 (Movable, the page cache request's highest index), saw ${hist}"
 	[ $((($(count 3) + $(count 2)) * 10)) -ge $((total * 9)) ] ||
-		fail "node end: expected at least 90 % of $total wakeups with zid 3 or 2, saw ${hist}"
-	[ "$kz" = yes ] || fail "node end: expected a zid field in mm_vmscan_kswapd_wake, saw none"
-	;;
-esac
-echo "ok: $end wakeups"
+		fail "step $step (has $zid_patch): expected at least 90 % of $total wakeups with zid 3 or 2, saw ${hist}"
+	said="wakeups for the highest eligible zone"
+else
+	[ $(($(count 0) + $(count 1) + $(count 2))) -eq "$total" ] ||
+		fail "step $step (without $zid_patch): expected every wakeup to carry a populated zone's index (0-2), saw ${hist}"
+	said="wakeups for populated zones only"
+fi
+tp_patch=mm-vmscan-add-classzone-information-to-tracepoints.patch
+if applied "$tp_patch"; then
+	[ "$kz" = yes ] || fail "step $step (has $tp_patch): expected a zid field in mm_vmscan_kswapd_wake, saw none"
+else
+	[ "$kz" = no ] || fail "step $step (without $tp_patch): expected mm_vmscan_kswapd_wake without a zid field, saw one"
+fi
+echo "ok: step $step ($end): $said, kswapd_wake zid field: $kz"

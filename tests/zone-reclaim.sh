@@ -28,9 +28,10 @@
 # skips every DMA32 folio (pgskip_dma32) without counting it as scanned.
 # Both reads report the pgskip_*, pgscan_direct, pgsteal_direct (and
 # pgsteal_kswapd) deltas.
-#   node end (*-nodelru-node-*): node_reclaim reclaims for every zone the
-#     request may use, so the mode 1 read must skip fewer than 1/64 of
-#     the file's pages;
+#   from "mm: convert zone_reclaim to node_reclaim" on (the node end and
+#     the steps before it that have that patch): node_reclaim reclaims
+#     for every zone the request may use, so the mode 1 read must skip
+#     fewer than 1/64 of the file's pages;
 #     With the multi-gen LRU on (bit 0 of /sys/kernel/mm/lru_gen/enabled)
 #     the bound is the mapped file's pages plus 1/64 of the file: its
 #     scan counts as skipped every folio it cannot isolate, and with
@@ -43,7 +44,8 @@
 #     pages;
 #   steps between: reported only (the storm is the known cost of the
 #     hybrid of per-zone reclaim on per-node lists, described in
-#     "mm: convert zone_reclaim to node_reclaim").
+#     "mm: convert zone_reclaim to node_reclaim"; its size depends on how
+#     the zones' folios interleave on the lists, so no bound holds).
 #
 # Mapped pages are spared: mode 1 is RECLAIM_ZONE without RECLAIM_UNMAP,
 # so zone_reclaim and node_reclaim run with may_unmap=0 and must not
@@ -211,13 +213,15 @@ echo "skip storm ($end end): mode 1 skipped $skipped pages over $events reclaim 
 lrugen_on
 if ! applied mm-vmscan-move-LRU-lists-to-node.patch; then
 	[ "$skipped" -eq 0 ] ||
-		fail "zone end, mode 1: expected per-zone LRU lists to hold nothing to skip, saw $skipped pages skipped"
-elif [ "$end" = node ] && [ "$lrugen" -eq 0 ]; then
+		fail "step $step, mode 1: expected per-zone LRU lists to hold nothing to skip, saw $skipped pages skipped"
+elif ! applied mm-convert-zone_reclaim-to-node_reclaim.patch; then
+	echo "step $step: per-zone reclaim on per-node lists, skips reported only"
+elif [ "$lrugen" -eq 0 ]; then
 	[ "$skipped" -lt $((pages / 64)) ] ||
-		fail "node end, mode 1: expected node_reclaim to skip under $((pages / 64)) pages (1/64 of the file), saw $skipped"
-elif [ "$end" = node ]; then
+		fail "step $step, mode 1: expected node_reclaim to skip under $((pages / 64)) pages (1/64 of the file), saw $skipped"
+else
 	[ "$skipped" -lt $((mpages + pages / 64)) ] ||
-		fail "node end, multi-gen LRU, mode 1: expected node_reclaim to skip under $((mpages + pages / 64)) pages (the $mpages mapped pages once, plus 1/64 of the file), saw $skipped"
+		fail "step $step, multi-gen LRU, mode 1: expected node_reclaim to skip under $((mpages + pages / 64)) pages (the $mpages mapped pages once, plus 1/64 of the file), saw $skipped"
 fi
 [ "$mres1" -eq "$mpages" ] ||
 	fail "mode 1: expected zone reclaim without RECLAIM_UNMAP to leave all $mpages mapped pages resident, saw $mres1 (mode 1: $stats)"
