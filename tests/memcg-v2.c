@@ -30,11 +30,16 @@
  *       of memory.numa_stat for anon and file add up to memory.stat, give
  *       or take 64 pages per CPU (one flush threshold; the two files are
  *       read one after the other), in one of 5 rounds.
+ *   (e) as (a), with memory.max = L on a parent group and the data
+ *       written in its child: the limit reclaims a memcg that has
+ *       children (a zone pass reads the parent's subtree sizes, and its
+ *       evictions age the parent's nonresident counter).  Same checks,
+ *       on the parent's memory.current and memory.events.
  * The runner checks the books after the test (tests/lib/books.sh).
  * The OOM case is memcg-oom.c, so an OOM kill here is a failure.
  *
- * Faults: INJECT=memcg-corrupt flips a word of the anon data in (a);
- * INJECT=memcg-nolimit leaves memory.max unset in (a), so the
+ * Faults: INJECT=memcg-corrupt flips a word of the anon data in (a) and (e);
+ * INJECT=memcg-nolimit leaves memory.max unset in (a) and (e), so the
  * current <= max check must fail.
  */
 #include <signal.h>
@@ -44,6 +49,8 @@
 #define SEED		0x6d656d6367763231ULL
 #define CGROOT		"/sys/fs/cgroup"
 #define G_MAX		CGROOT "/nodelru-max"
+#define G_NEST		CGROOT "/nodelru-nest"
+#define G_NEST_LEAF	G_NEST "/leaf"
 #define G_HIGH		CGROOT "/nodelru-high"
 #define G_LOWP		CGROOT "/nodelru-low-p"
 #define G_LOWU		CGROOT "/nodelru-low-u"
@@ -167,25 +174,36 @@ static void max_child(int go, int ready, void *v)
 	munmap(p, a->anon);
 }
 
-static void test_max(long long limit, long long slack)
+/*
+ * (a) and (e): memory.max = LIMIT on LIMIT_CG; the child writes its data
+ * in RUN_CG, which is LIMIT_CG itself or a child of it.
+ */
+static void test_max(const char *tag, const char *limit_cg, const char *run_cg,
+		     long long limit, long long slack)
 {
+	int nested = strcmp(limit_cg, run_cg) != 0;
 	struct max_arg a = { .anon = limit * 5 / 4, .file = limit / 4 };
 	long long cur, peak = 0, events;
 	struct child c;
 	long samples = 0;
 	int status;
 
-	note("(a) memory.max %lld MiB: file %zu MiB + anon %zu MiB in the group",
-	     limit >> 20, a.file >> 20, a.anon >> 20);
-	if (mkdir(G_MAX, 0755) && errno != EEXIST)
-		test_fail("mkdir %s: %s", G_MAX, strerror(errno));
+	note("%s memory.max %lld MiB on %s: file %zu MiB + anon %zu MiB in %s",
+	     tag, limit >> 20, limit_cg, a.file >> 20, a.anon >> 20, run_cg);
+	if (mkdir(limit_cg, 0755) && errno != EEXIST)
+		test_fail("mkdir %s: %s", limit_cg, strerror(errno));
 	if (!injected("memcg-nolimit"))
-		cg_write_ll(G_MAX, "memory.max", limit);
-	c = spawn(G_MAX, max_child, &a);
+		cg_write_ll(limit_cg, "memory.max", limit);
+	if (nested) {
+		cg_write(limit_cg, "cgroup.subtree_control", "+memory");
+		if (mkdir(run_cg, 0755) && errno != EEXIST)
+			test_fail("mkdir %s: %s", run_cg, strerror(errno));
+	}
+	c = spawn(run_cg, max_child, &a);
 	for (;;) {
 		pid_t r = waitpid(c.pid, &status, WNOHANG);
 
-		cur = cg_read(G_MAX, "memory.current");
+		cur = cg_read(limit_cg, "memory.current");
 		samples++;
 		if (cur > peak)
 			peak = cur;
@@ -198,24 +216,26 @@ static void test_max(long long limit, long long slack)
 	close(c.to_child);
 	close(c.from_child);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		test_fail("(a) expected the child to fill and verify its data (exit 0), saw %s %d",
-			  WIFSIGNALED(status) ? "signal" : "exit status",
+		test_fail("%s expected the child to fill and verify its data (exit 0), saw %s %d",
+			  tag, WIFSIGNALED(status) ? "signal" : "exit status",
 			  WIFSIGNALED(status) ? WTERMSIG(status) :
 			  WEXITSTATUS(status));
-	events = cg_counter(G_MAX, "memory.events", "max");
-	note("(a) %.1fs: peak memory.current %lld kB in %ld samples; limit %lld kB + slack %lld kB; memory.events max %lld; swap.current %lld kB",
-	     elapsed(), peak >> 10, samples, limit >> 10, slack >> 10, events,
-	     cg_read(G_MAX, "memory.swap.current") >> 10);
+	events = cg_counter(limit_cg, "memory.events", "max");
+	note("%s %.1fs: peak memory.current %lld kB in %ld samples; limit %lld kB + slack %lld kB; memory.events max %lld; swap.current %lld kB",
+	     tag, elapsed(), peak >> 10, samples, limit >> 10, slack >> 10, events,
+	     cg_read(limit_cg, "memory.swap.current") >> 10);
 	if (peak > limit + slack)
-		test_fail("(a) expected memory.current <= %lld kB (memory.max + charge batch slack), saw %lld kB",
-			  (limit + slack) >> 10, peak >> 10);
+		test_fail("%s expected memory.current <= %lld kB (memory.max + charge batch slack), saw %lld kB",
+			  tag, (limit + slack) >> 10, peak >> 10);
 	if (events <= 0)
-		test_fail("(a) expected memory.events max > 0 (the limit was hit), saw %lld",
-			  events);
+		test_fail("%s expected memory.events max > 0 (the limit was hit), saw %lld",
+			  tag, events);
 	unlink(SCRATCH "/memcg-max.dat");
-	cg_remove(G_MAX);
-	note("(a) ok: usage held under memory.max, %zu MiB of anon and %zu MiB of file data intact",
-	     a.anon >> 20, a.file >> 20);
+	if (nested)
+		cg_remove(run_cg);
+	cg_remove(limit_cg);
+	note("%s ok: usage held under memory.max, %zu MiB of anon and %zu MiB of file data intact",
+	     tag, a.anon >> 20, a.file >> 20);
 }
 
 /* (b) */
@@ -446,7 +466,8 @@ int main(void)
 		test_skip("needs MemAvailable of 8 L (%lld kB), saw %lld kB",
 			  8 * limit >> 10, avail_kb);
 
-	test_max(limit, slack);
+	test_max("(a)", G_MAX, G_MAX, limit, slack);
+	test_max("(e)", G_NEST, G_NEST_LEAF, limit, slack);
 	test_high(limit);
 	test_low(2 * limit);
 	test_numa_stat(limit / 2, slack);
