@@ -35,8 +35,10 @@
  *     (where=$arg1, the zone or pgdat it was asked for) and nodelru/sln
  *     on mem_cgroup_shrink_node (where=$arg4), with hist triggers keyed
  *     on task and pointer.  The distinct slr pointers from kswapdN (node
- *     N) are checked by the end named in the kernel release:
- *       zone end (uname -r has "-zone-"): kswapd calls it for each
+ *     N) are checked by the step of the series (the release and
+ *     /lib/nodelru/series):
+ *       before "mm, memcg: move memcg limit enforcement from zones to
+ *       nodes" (the zone end and steps 1-12): kswapd calls it for each
  *         managed zone up to its reclaim index, so the kswapd of a node
  *         with 2+ managed zones (/proc/zoneinfo) shows 2+ pointers, and
  *         within a kswapd they differ by multiples of a common step (the
@@ -44,9 +46,9 @@
  *         multiple), a multiple of 64 (struct zone is cacheline aligned)
  *         of at least 512 bytes, spanning fewer steps than the node has
  *         zones (node_zones[] is one array in the pgdat);
- *       node end ("-node-"): once per node with the pgdat, so one pointer
- *         per kswapd and at most as many in all as online nodes;
- *       step kernels (neither): the pointers are printed, not checked.
+ *       from that patch on (the node end): once per node with the pgdat,
+ *         so one pointer per kswapd and at most as many in all as online
+ *         nodes.
  *     slr from direct reclaim and all sln pointers are reported only.
  *     If the kprobe events cannot be added (no CONFIG_KPROBE_EVENTS) the
  *     test says "kprobe check not made: <reason>" and passes on the rest.
@@ -56,15 +58,15 @@
  *
  * Faults: INJECT=soft-swap swaps the two soft limits; the comparison must
  * fail.  INJECT=softlimit-unit checks the slr pointers against the other
- * end's rule (per node at the zone end, per zone at the node end); the
- * unit check must fail (no effect on step kernels, or when the kprobe
- * check is not made).
+ * rule (per node before the patch, per zone from it on); the unit check
+ * must fail at every step (no effect when the kprobe check is not made).
  */
 #include <sys/utsname.h>
 
 #include "lib/memcg-v1.h"
 
 #define G_A		V1 "/nodelru-a"
+#define SOFT_NODE_PATCH	"mm-memcg-move-memcg-limit-enforcement-from-zones-to-nodes.patch"
 #define G_B		V1 "/nodelru-b"
 #define SCRATCH		"/mnt/scratch"
 
@@ -464,9 +466,8 @@ static void trace_finish(struct trace_result *r, int traced)
 
 	if (uname(&u))
 		test_fail("uname: %s", strerror(errno));
-	rel_end = strstr(u.release, "-zone-") ? "zone" :
-		  strstr(u.release, "-node-") ? "node" : "";
-	if (*rel_end && injected("softlimit-unit"))
+	rel_end = patch_applied(SOFT_NODE_PATCH) ? "node" : "zone";
+	if (injected("softlimit-unit"))
 		rel_end = !strcmp(rel_end, "zone") ? "node" : "zone";
 	snprintf(r->expect, sizeof(r->expect), "%s", rel_end);
 
@@ -488,11 +489,10 @@ static void trace_finish(struct trace_result *r, int traced)
 	k = distinct(e, n, 0, -1, v, 64);
 	qsort(v, k, sizeof(v[0]), cmp_ull);
 	print_values("slr pointers from direct reclaim (reported only)", v, k);
-	note("kernel %s: %s", u.release,
-	     *r->expect ? (!strcmp(r->expect, "zone") ?
-			   "expecting soft limit reclaim per zone" :
-			   "expecting soft limit reclaim per node") :
-	     "a step of the series: the unit is reported, not checked");
+	note("kernel %s, step %d: %s", u.release, series_step(),
+	     !strcmp(r->expect, "zone") ?
+	     "expecting soft limit reclaim per zone" :
+	     "expecting soft limit reclaim per node");
 	r->unit = 1;
 	unit_check(r, e, n);
 }

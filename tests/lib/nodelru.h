@@ -209,6 +209,68 @@ static inline int injected(const char *what)
 	return 0;
 }
 
+/*
+ * The step of the series this kernel is, from its release, as
+ * tests/lib/guest.sh's series_end reads it: *-nodelru-zone-* is step 0,
+ * *-nodelru-node-* the whole series (the lines of /lib/nodelru/series),
+ * *-nodelru-stepN-* step N.  Anything else fails the test.
+ */
+static inline int series_lines(const char *name)
+{
+	FILE *f = fopen("/lib/nodelru/series", "r");
+	char line[256];
+	int n = 0, at = 0;
+
+	if (!f)
+		test_fail("cannot read /lib/nodelru/series: %s",
+			  strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, " \t\n")] = 0;
+		n++;
+		if (name && !strcmp(line, name) && !at)
+			at = n;
+	}
+	fclose(f);
+	if (name && !at)
+		test_fail("%s is not a patch of the series (/lib/nodelru/series)",
+			  name);
+	return name ? at : n;
+}
+
+static inline int series_step(void)
+{
+	static int step = -1;
+	char rel[256], *p;
+	FILE *f;
+
+	if (step >= 0)
+		return step;
+	f = fopen("/proc/sys/kernel/osrelease", "r");
+	if (!f || !fgets(rel, sizeof(rel), f))
+		test_fail("cannot read /proc/sys/kernel/osrelease");
+	fclose(f);
+	rel[strcspn(rel, "\n")] = 0;
+	p = strstr(rel, "-nodelru-");
+	if (p)
+		p += strlen("-nodelru-");
+	if (p && !strncmp(p, "zone-", 5))
+		step = 0;
+	else if (p && !strncmp(p, "node-", 5))
+		step = series_lines(NULL);
+	else if (p && !strncmp(p, "step", 4) && p[4] >= '0' && p[4] <= '9')
+		step = atoi(p + 4);
+	else
+		test_fail("expected a release *-nodelru-{zone,node,stepN}-*, saw %s",
+			  rel);
+	return step;
+}
+
+/* Has this kernel the patch NAME (a file name as in the series file)? */
+static inline int patch_applied(const char *name)
+{
+	return series_lines(name) <= series_step();
+}
+
 /* The per-page pattern: a different 64-bit value for every word. */
 static inline uint64_t pattern(uint64_t seed, uint64_t page, uint64_t word)
 {
