@@ -145,7 +145,9 @@ if ! applied mm-vmscan-move-LRU-lists-to-node.patch; then
 	[ "$skipped" -eq 0 ] ||
 		fail "expected per-zone LRU lists (before the lists move to the node) to hold nothing to skip, saw the pgskip_* move by $skipped"
 	echo "per-zone LRU lists: nothing skipped (pgskip_* +0)"
-elif [ -n "$higher" ] && vm_has "pgskip_$hz" && [ "$lrugen" -eq 0 ]; then
+elif [ -n "$higher" ] && [ "$lrugen" -eq 0 ]; then
+	vm_has "pgskip_$hz" ||
+		fail "expected a pgskip_$hz counter in /proc/vmstat (node LRU lists count the $higher pages they step over), saw none"
 	skipped=$(delta "pgskip_$hz")
 	[ "$skipped" -gt 0 ] ||
 		fail "expected the node-LRU scan to skip $higher pages (pgskip_$hz > 0) while reclaiming for $zone, saw $skipped"
