@@ -38,7 +38,7 @@ set -euo pipefail
 # so editing the file during a long run cannot change what the run does.
 {
 
-check_settings TOPOS ACCEL MEM SMP KERNELS
+check_settings TOPOS ACCEL MEM SMP KERNELS QUICK ITER
 # The kernels, always in this order (KERNELS only selects).
 kernels=()
 for k in zone node mglru; do

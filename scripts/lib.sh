@@ -437,7 +437,7 @@ test_index() {
 check_settings() {
 	local names=("$@") v val w n p problems=() words=() nosuch=() lines=() extras index=''
 	local mem=${MEM:-$DEFAULT_MEM} smp=${SMP:-$DEFAULT_SMP} size_ok=1
-	[ ${#names[@]} -gt 0 ] || names=(STEP STEPS FLAVOR TOPOS TESTS ACCEL MEM SMP MGLRU KERNELS OVERLAP JOBS)
+	[ ${#names[@]} -gt 0 ] || names=(STEP STEPS FLAVOR TOPOS TESTS ACCEL MEM SMP MGLRU KERNELS OVERLAP JOBS QUICK BOOT CCACHE V KEEP_DISKS GUESTS ITER)
 	for v in "${names[@]}"; do
 		val=${!v:-}
 		[ -n "$val" ] || continue
@@ -527,6 +527,23 @@ check_settings() {
 					problems+=("SMP=$val: SMP is the number of guest CPUs, a whole number above 0 (default $DEFAULT_SMP)")
 				fi
 				;;
+			esac
+			;;
+		QUICK | BOOT | CCACHE | V | KEEP_DISKS)
+			case $val in
+			0 | 1) ;;
+			*) problems+=("$v=$val: $v is 1 or 0 ($(awk -F'\t' -v n="$v" '$1 == n { print $3 }' "$TOP/scripts/settings.tsv"))") ;;
+			esac
+			;;
+		GUESTS)
+			case $val in
+			auto) ;;
+			*[!0-9]* | 0* | ???*) problems+=("GUESTS=$val: GUESTS is the number of guests booted at once, 1 to 99, or auto (CPUs/SMP, as many as free memory holds)") ;;
+			esac
+			;;
+		ITER)
+			case $val in
+			*[!0-9]* | 0* | ????*) problems+=("ITER=$val: ITER is make bench's rounds of the kernels, a whole number above 0 (default 3, 1 with QUICK=1)") ;;
 			esac
 			;;
 		*) die "check_settings: no check for '$v'" ;;

@@ -153,9 +153,9 @@ matrix_settings() {
 		[[ $want != *" $w "* ]] || VARIANT_LINES+=("$(grep "^$w " <<<"$table")")
 	done <<<"$table"
 	if [ "${BOOT:-0}" = 1 ]; then
-		check_settings STEP STEPS JOBS TOPOS TESTS ACCEL MEM SMP
+		check_settings STEP STEPS JOBS TOPOS TESTS ACCEL MEM SMP BOOT
 	else
-		check_settings STEP STEPS JOBS
+		check_settings STEP STEPS JOBS BOOT
 	fi
 }
 

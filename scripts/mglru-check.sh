@@ -26,7 +26,7 @@ set -euo pipefail
 
 total=$(series_count)
 [ "$total" -ge 2 ] || die "the series has $total patches; nothing to check"
-check_settings STEPS
+check_settings STEPS BOOT
 lists=$(series_patches | grep -n -x 'mm-vmscan-move-LRU-lists-to-node.patch' | cut -d: -f1) ||
 	die "series: no mm-vmscan-move-LRU-lists-to-node.patch, so no first step with node lists"
 mapfile -t steps < <(expand_steps "${STEPS:-$lists $((total - 2))}")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Host test: a wrong setting (STEP, FLAVOR, TOPOS, TESTS, ACCEL, MEM, SMP,
-# OVERLAP, JOBS, GUESTS, MGLRU, KERNELS)
+# OVERLAP, JOBS, GUESTS, MGLRU, KERNELS, QUICK, ITER, KEEP_DISKS, CCACHE,
+# BOOT, V)
 # stops every entry point at once, before anything is built or written:
 # within two seconds, with one "error:" message that names the valid
 # values.  Each run gets an empty BUILD directory that must still not
@@ -107,6 +108,13 @@ bad "make tree FLAVOR=weird" 'FLAVOR=weird: .*flavors are debug or bench' \
 	"$realmake" -s -f "$top/Makefile" tree FLAVOR=weird
 bad "make qemu-test TOPOS=bogus" "$topos" "$realmake" -s -f "$top/Makefile" qemu-test TOPOS=bogus
 bad "make kernel STEP=99" "STEP=99: .*0\.\.$nseries" "$realmake" -s -f "$top/Makefile" kernel STEP=99
+bad "bench QUICK=yes" 'QUICK=yes: QUICK is 1 or 0' env QUICK=yes "$top/scripts/bench.sh"
+bad "bench ITER=0" 'ITER=0: ITER is make bench.s rounds of the kernels, a whole number above 0' env ITER=0 "$top/scripts/bench.sh"
+bad "qemu-test GUESTS=two" 'GUESTS=two: GUESTS is the number of guests booted at once, 1 to 99, or auto' env GUESTS=two "$qt"
+bad "qemu-test KEEP_DISKS=yes" 'KEEP_DISKS=yes: KEEP_DISKS is 1 or 0' env KEEP_DISKS=yes "$qt"
+bad "qemu-test CCACHE=no" 'CCACHE=no: CCACHE is 1 or 0' env CCACHE=no "$qt"
+bad "mglru-check BOOT=yes" 'BOOT=yes: BOOT is 1 or 0' env BOOT=yes "$top/scripts/mglru-check.sh"
+bad "make settings V=2" 'V=2: V is 1 or 0' "$realmake" -s -f "$top/Makefile" settings V=2
 
 # Good values pass, in every spelling the scripts take.
 # good VAR=value...: check_settings accepts these together.
