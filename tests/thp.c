@@ -14,13 +14,12 @@
  * VMA and compacts only then), and vm.compact_memory is written first.
  * Pass:
  *   - before reclaim: the child's AnonHugePages >= A/2 and ShmemHugePages
- *     >= T/2 (THP really was in use).  ShmemHugePages 0 is reported as
- *     "huge tmpfs NOT exercised", not failed: a kernel built with
- *     CONFIG_BASE_SMALL=1 (tinyconfig, as here) has MAX_PAGECACHE_ORDER 7
- *     and never makes PMD-sized tmpfs pages;
+ *     >= T/2 (THP really was in use; the kernels have CONFIG_BASE_FULL,
+ *     without which MAX_PAGECACHE_ORDER is 7 and tmpfs never gets
+ *     PMD-sized pages);
  *   - before and after reclaim: nr_anon_transparent_hugepages and
  *     nr_shmem_hugepages summed over nodeN/vmstat equal /proc/vmstat,
- *     after vm.stat_refresh (one of 5 rounds);
+ *     after vm.stat_refresh (one of 5 rounds); a missing counter fails;
  *   - thp_split_page + thp_swpout moved, and pswpout moved;
  *   - all anon and tmpfs data intact afterwards;
  *   - then vm.compact_memory is written and a fresh madvised 64 MiB
@@ -125,7 +124,7 @@ static void check_sums(const char *when)
 	static const char * const keys[] = {
 		"nr_anon_transparent_hugepages", "nr_shmem_hugepages",
 	};
-	long long sum[2], glob[2];
+	long long sum[2], glob[2], v;
 	int round, i, n, nodes = nr_nodes(), bad = 0;
 	char path[128];
 
@@ -137,9 +136,16 @@ static void check_sums(const char *when)
 			for (n = 0; n < nodes; n++) {
 				snprintf(path, sizeof(path),
 					 "/sys/devices/system/node/node%d/vmstat", n);
-				sum[i] += file_counter(path, keys[i]);
+				v = file_counter(path, keys[i]);
+				if (v < 0)
+					test_fail("%s: expected %s in %s, it is missing",
+						  when, keys[i], path);
+				sum[i] += v;
 			}
 			glob[i] = vmstat(keys[i]);
+			if (glob[i] < 0)
+				test_fail("%s: expected %s in /proc/vmstat, it is missing",
+					  when, keys[i]);
 			if (sum[i] != glob[i])
 				bad = 1;
 		}
@@ -245,8 +251,8 @@ static void start_child(struct filler *f, int memcg)
 		test_fail("the child died while filling: see its message above");
 }
 
-/* THP really in use before reclaim; 0 if tmpfs got no huge pages. */
-static int check_filled(pid_t pid)
+/* THP really in use before reclaim, anon and tmpfs: fails otherwise. */
+static void check_filled(pid_t pid)
 {
 	long long ahp, shp;
 
@@ -255,23 +261,17 @@ static int check_filled(pid_t pid)
 	note("%.1fs: filled: child AnonHugePages %lld kB, ShmemHugePages %lld kB",
 	     elapsed(), ahp, shp);
 	check_sums("before reclaim");
-	if (ahp < (long long)(SIZE / 2) >> 10 || (shp && shp < (long long)(SIZE / 2) >> 10)) {
+	/*
+	 * Both must be huge: the test kernels have CONFIG_BASE_FULL
+	 * (configs/qemu.config), without which XA_CHUNK_SHIFT is 4 and
+	 * MAX_PAGECACHE_ORDER 7 < HPAGE_PMD_ORDER, so that tmpfs never gets
+	 * a PMD-sized folio.
+	 */
+	if (ahp < (long long)(SIZE / 2) >> 10 || shp < (long long)(SIZE / 2) >> 10) {
 		kill(pid, SIGKILL);
 		test_fail("expected at least %lu kB each of AnonHugePages and ShmemHugePages, saw %lld and %lld kB",
 			  SIZE / 2 >> 10, ahp, shp);
 	}
-	if (!shp) {
-		/*
-		 * Not one huge page although anon THP got them: the kernel
-		 * cannot put PMD-sized folios in the page cache.  With
-		 * CONFIG_BASE_SMALL=1 (tinyconfig) XA_CHUNK_SHIFT is 4, so
-		 * MAX_PAGECACHE_ORDER is 7 < HPAGE_PMD_ORDER and
-		 * shmem_is_huge() is always false.
-		 */
-		note("# huge tmpfs NOT exercised: ShmemHugePages 0 with huge=always (a kernel with CONFIG_BASE_SMALL=1 caps page cache folios at order 7); the tmpfs file is reclaimed and checked in base pages");
-		return 0;
-	}
-	return 1;
 }
 
 /* Reclaim by the group's memory.max, or by global pressure. */
@@ -372,7 +372,7 @@ static void fresh_thp(void)
 int main(void)
 {
 	long long before[NR_COUNTERS], kills0;
-	int memcg, shmem_huge;
+	int memcg;
 	struct filler f;
 
 	page_size = sysconf(_SC_PAGESIZE);
@@ -386,7 +386,7 @@ int main(void)
 	read_counters(before);
 
 	start_child(&f, memcg);
-	shmem_huge = check_filled(f.pid);
+	check_filled(f.pid);
 	reclaim(f.pid, memcg);
 	finish_child(&f, before);
 	cleanup(memcg);
@@ -398,7 +398,7 @@ int main(void)
 		test_fail("expected no OOM kill, saw oom_kill +%lld",
 			  vmstat("oom_kill") - kills0);
 	check_sums("at the end");
-	note("%.1fs: ok: THP split and swapped under reclaim, counters add up, data intact%s",
-	     elapsed(), shmem_huge ? "" : " (anon THP only: no huge tmpfs pages in this kernel)");
+	note("%.1fs: ok: anon and tmpfs THP split and swapped under reclaim, counters add up, data intact",
+	     elapsed());
 	return KSFT_PASS;
 }
