@@ -98,6 +98,14 @@ failed() { grep -q '^FAIL ' "$outcomes"; }
 # The test that was running when the guest stopped, if any.
 running=$(awk '/^# start / { t = $3 } /^(not )?ok / { t = "" } END { print t }' "$ktap")
 
+# What the harness provides (swap on vda, the scratch disk on vdb, the
+# tools disk on vdc): the runner says when setting one up failed, and that
+# fails the run, since the tests that need it would only skip.  First, so
+# that it names the failure.
+sed -n 's/^# nodelru-setup-failed: //p' "$ktap" | while IFS= read -r what; do
+	outcome FAIL setup "$what failed in the guest (the tests that need it would skip)"
+done
+
 # Per-test results from KTAP.
 awk '
 	/^ok [0-9]+ [^ ]+ # SKIP/ { r = $0; sub(/.*# SKIP */, "", r); print "SKIP", $3, r; next }
@@ -174,7 +182,11 @@ if [ -n "$first" ]; then
 fi
 case $bad in
 "")
-	title="test failure: $(grep -m1 '^FAIL ' "$outcomes" | cut -d' ' -f2-)"
+	f=$(grep -m1 '^FAIL ' "$outcomes" | cut -d' ' -f2-)
+	case $f in
+	*/setup\ *) title="setup failure: $f" ;;
+	*) title="test failure: $f" ;;
+	esac
 	;;
 "WARNING: CPU:"*" at "*)
 	# WARNING: CPU: 1 PID: 42 at mm/vmscan.c:123 shrink_node+0x1a/0x2b0

@@ -12,7 +12,8 @@
 # The cases: a pass, a test failure, a panic after a BUG and one from
 # sysrq, a hang, a WARN, a lockdep splat, a negative vmstat counter, an
 # OOM kill (and an expected one, which passes), a missing test, an I/O
-# error, zero tests run and a boot that never reached the runner.  Each
+# error, zero tests run, a boot that never reached the runner and a disk
+# the guest could not set up (a setup failure).  Each
 # is classified in a copy (classify.sh writes outcomes and report.txt).
 # Also: the exit status (0 only for PASS), report.txt only after a
 # failure, a directory that is no run refused, and the bad-line table
