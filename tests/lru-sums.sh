@@ -13,9 +13,14 @@
 #   (sync), truncate, delete and drop_caches, shmem add and delete,
 #   huge tmpfs (THP page cache) and its split by a truncate, compaction
 #   (migration between the zones of a node).
-# At the zone end it also checks that the zone copies moved with the
-# pages: nr_zone_file_pages and nr_zone_shmem rise by at least the
-# pages written.
+# Before "mm: move most file-based accounting to the node" (the zone end
+# and the steps before it; the guest reads its step from the series) the
+# zone copies must be in /proc/zoneinfo, and from that patch on they must
+# not; where they are, it also checks that they moved with the pages:
+# nr_zone_file_pages and nr_zone_shmem rise by at least the pages
+# written.  Huge tmpfs must give at least half of its file in huge pages
+# (nr_shmem_hugepages), and compaction must be there: the test kernels
+# have THP and compaction (configs/qemu.config), so a missing one fails.
 # Must fail on tests/broken/zone-lru-skew.patch (the LRU items) and
 # tests/broken/zone-shadow-drop.patch (a zone copy).
 # shellcheck disable=SC3040 # busybox ash has pipefail
@@ -30,15 +35,18 @@ after() {
 	echo "  after $1: ok"
 }
 
-# The zone copies exist at the zone end only (and at the steps before
-# the patches that remove them).
+# The zone copies exist before the patch that removes them.
 zone_total() {
 	awk -v k="$1" '$1 == k { s += $2 } END { print s + 0 }' /proc/zoneinfo
 }
 echo 1 >/proc/sys/vm/stat_refresh
+file_patch=mm-move-most-file-based-accounting-to-the-node.patch
+if applied "$file_patch"; then want_copies=no; else want_copies=yes; fi
 copies=no
 grep -q '^ *nr_zone_file_pages ' /proc/zoneinfo && copies=yes
-echo "zone copies of the file counters in /proc/zoneinfo: $copies"
+echo "step $step: zone copies of the file counters in /proc/zoneinfo: $copies (expected $want_copies)"
+[ "$copies" = "$want_copies" ] ||
+	fail "step $step: expected zone copies (nr_zone_file_pages) in /proc/zoneinfo: $want_copies (they go with $file_patch), saw $copies"
 
 after "boot and the tests before"
 
@@ -80,29 +88,29 @@ rm -f "$t/a"
 umount "$t"
 after "shmem delete"
 
-if [ -e /sys/kernel/mm/transparent_hugepage/shmem_enabled ] &&
-	mount -t tmpfs -o size=$((mb * 2))m,huge=always tmpfs "$t" 2>/dev/null; then
-	dd if=/dev/zero of="$t/h" bs=2M count=$((mb / 2)) 2>/dev/null || fail "writing to huge tmpfs"
-	thp=$(awk '$1 == "nr_shmem_hugepages" { print $2 }' /proc/vmstat)
-	echo "  nr_shmem_hugepages: $thp"
-	after "a $mb MiB huge tmpfs file"
-	truncate -s 3M "$t/h" || fail "truncating the huge tmpfs file"
-	after "huge tmpfs truncate (splits a huge page)"
-	rm -f "$t/h"
-	umount "$t"
-	after "huge tmpfs delete"
-else
-	echo "  huge tmpfs: not available in this kernel, not exercised"
-fi
+[ -e /sys/kernel/mm/transparent_hugepage/shmem_enabled ] ||
+	fail "expected huge tmpfs (/sys/kernel/mm/transparent_hugepage/shmem_enabled, CONFIG_TRANSPARENT_HUGEPAGE), it is missing"
+mount -t tmpfs -o size=$((mb * 2))m,huge=always tmpfs "$t" ||
+	fail "mounting tmpfs with huge=always"
+thp0=$(vm nr_shmem_hugepages)
+dd if=/dev/zero of="$t/h" bs=2M count=$((mb / 2)) 2>/dev/null || fail "writing to huge tmpfs"
+thp=$(vm nr_shmem_hugepages)
+echo "  nr_shmem_hugepages: $thp0 before, $thp after writing $mb MiB (expected a rise of at least $((mb / 4)) huge pages)"
+[ $((thp - thp0)) -ge $((mb / 4)) ] ||
+	fail "expected at least $((mb / 4)) huge pages (half of a $mb MiB huge=always tmpfs file) in nr_shmem_hugepages, saw +$((thp - thp0))"
+after "a $mb MiB huge tmpfs file"
+truncate -s 3M "$t/h" || fail "truncating the huge tmpfs file"
+after "huge tmpfs truncate (splits a huge page)"
+rm -f "$t/h"
+umount "$t"
+after "huge tmpfs delete"
 
-if [ -e /proc/sys/vm/compact_memory ]; then
-	dd if=/dev/zero of="$dir/lru-sums.compact" bs=1M count="$mb" 2>/dev/null || fail "writing the file to compact"
-	echo 1 >/proc/sys/vm/compact_memory
-	after "compaction with $mb MiB of page cache"
-	rm -f "$dir/lru-sums.compact"
-else
-	echo "  compaction: CONFIG_COMPACTION is off, not exercised"
-fi
+[ -e /proc/sys/vm/compact_memory ] ||
+	fail "expected /proc/sys/vm/compact_memory (CONFIG_COMPACTION), it is missing"
+dd if=/dev/zero of="$dir/lru-sums.compact" bs=1M count="$mb" 2>/dev/null || fail "writing the file to compact"
+echo 1 >/proc/sys/vm/compact_memory
+after "compaction with $mb MiB of page cache"
+rm -f "$dir/lru-sums.compact"
 
 books_at_rest 5 || fail "at the end (above)"
 grep -E '^nr_(in)?active_(anon|file) |^nr_unevictable |^nr_file_pages |^nr_shmem ' /proc/vmstat
