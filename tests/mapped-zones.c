@@ -10,8 +10,11 @@
  * written.  /proc/self/pagemap gives every page's frame, and the zones'
  * pfn ranges in /proc/zoneinfo (start_pfn, spanned) give its zone.
  * After vm.stat_refresh, for every zone:
- *   - at the zone end of the series, where the zones keep their own
- *     copies (nr_zone_mapped, nr_zone_anon_pages): the rise of each
+ *   - before "mm: move page mapped accounting to the node" (the zone
+ *     end and the steps before it; the step comes from the release and
+ *     /lib/nodelru/series), the zones keep their own copies
+ *     (nr_zone_mapped, nr_zone_anon_pages), which must be there, and
+ *     from it on must not be; where they are, the rise of each
  *     copy from before the mapping equals the number of the test's
  *     pages of that kind in that zone, within 32 pages (the shell and
  *     kernel threads may map or unmap a few pages meanwhile);
@@ -38,6 +41,7 @@
 #define REGION		(16UL << 20)
 #define SLACK		32
 #define MAX_ZONES	32
+#define MAPPED_PATCH	"mm-move-page-mapped-accounting-to-the-node.patch"
 
 struct zone_info {
 	int node;
@@ -240,10 +244,14 @@ int main(void)
 	stat_refresh();
 	zoneinfo_read(before, &nr_zones);
 	memcpy(zones, before, sizeof(zones));
-	copies = zones[0].mapped >= 0;
-	note("zone copies of the mapped counters in /proc/zoneinfo: %s",
-	     copies ? "yes (zone end, or a step before the mapped accounting patch)" :
-	     "no (node end, or a step after it)");
+	copies = !patch_applied(MAPPED_PATCH);
+	note("step %d: zone copies of the mapped counters in /proc/zoneinfo: %s, expected %s",
+	     series_step(), zones[0].mapped >= 0 ? "yes" : "no",
+	     copies ? "yes (before " MAPPED_PATCH ")" : "no (it is applied)");
+	if ((zones[0].mapped >= 0) != copies)
+		test_fail("step %d: expected the zone copies nr_zone_mapped and nr_zone_anon_pages %s /proc/zoneinfo, saw %s",
+			  series_step(), copies ? "in" : "gone from",
+			  copies ? "none" : "them");
 	for (node = 0; node < 64; node++) {
 		nmapped[node] = node_item(node, "nr_mapped");
 		nanon[node] = node_item(node, "nr_anon_pages");
