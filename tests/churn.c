@@ -9,8 +9,10 @@
  * The test keeps an anon region and a file (each a sixteenth of MemTotal,
  * per-page pattern) that must survive.  For CHURN_SECONDS it runs, each
  * in its own process:
- *   anon pressure  an anon set of 3/4 of MemTotal, written over and over;
- *                  with the rest it exceeds RAM, so reclaim swaps;
+ *   anon pressure  an anon set of 3/4 of MemTotal, written over and over
+ *                  (each round checks every page's count of the rounds
+ *                  before it); with the rest it exceeds RAM, so reclaim
+ *                  swaps;
  *   file pressure  a file of a quarter of MemTotal rewritten and read
  *                  over and over;
  *   forker         forks four children at a time that dirty (COW) a
@@ -111,15 +113,27 @@ static long check_pages(const uint64_t *p, size_t npages, uint64_t seed,
 	return -1;
 }
 
+/*
+ * Each round adds one to the first byte of every page, after checking
+ * that it holds the number of rounds before it (mod 256): a page lost to
+ * swap, or swapped in from the wrong slot, fails.  A round cut short by
+ * the deadline is the last.
+ */
 static void anon_pressure(size_t size)
 {
-	char *p = map_anon(ANON, size);
+	unsigned char *p = map_anon(ANON, size);
+	unsigned char want = 0;
 	size_t off;
 
 	while (time_left()) {
-		for (off = 0; off < size && time_left(); off += page_size)
+		for (off = 0; off < size && time_left(); off += page_size) {
+			if (p[off] != want)
+				worker_fail(ANON, "page %zu: expected %u (the rounds before this one), saw %u",
+					    off / page_size, want, p[off]);
 			p[off]++;
+		}
 		sh->rounds[ANON]++;
+		want++;
 	}
 }
 
