@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck shell=sh
-# nodelru: sets=full timeout=300 topo=all order=50
+# nodelru: sets=full timeout=600 topo=all order=50
 #
 # The cover letter's "stutter" load (tests/tools/stutter.c): an anon hog
 # of 3/4 of MemTotal verified over and over, a file of 1/2 MemTotal

@@ -7,8 +7,8 @@
  * Three things run at once for SECONDS:
  *   - an anon hog (child): HOG_KB of anonymous memory filled with a
  *     per-page pattern, then read back and verified over and over, so its
- *     pages are reclaimed and faulted in again (at least its first 16 MiB
- *     are verified, even when filling took all the time);
+ *     pages are reclaimed and faulted in again (every page at least once,
+ *     even when filling took all the time);
  *   - a file copier (child): copies DIR/stutter.src (FILE_KB, written with
  *     a pattern first) to DIR/stutter.dst again and again, and verifies
  *     every copy it completes;
@@ -41,7 +41,7 @@
 #define FILE_SEED	0x66696c65636f7079ULL
 #define CHUNK		(1UL << 20)
 #define MAX_SAMPLES	(1 << 20)
-#define MIN_CHECK	4096
+#define MIN_CHECK	4096	/* stutter-corrupt lands in the first MIN_CHECK pages */
 
 static double now(void)
 {
@@ -86,11 +86,11 @@ static int run_hog(size_t kb, double end)
 	if (injected("stutter-corrupt"))
 		mem[(pages < MIN_CHECK ? pages / 2 : MIN_CHECK / 2) * WORDS + 7] ^= 1;
 	/*
-	 * Verify until the time is up, stopping mid-pass if need be, but
-	 * always the first MIN_CHECK pages: when filling took all the time,
-	 * they are the ones most likely to have been swapped out.
+	 * Verify until the time is up, but always one full pass: every page
+	 * written is checked at least once, even when filling took all the
+	 * time (the probe stops at the deadline regardless).
 	 */
-	for (i = 0; now() < end || verified < MIN_CHECK; i++) {
+	for (i = 0; now() < end || verified < pages; i++) {
 		if (i == pages) {
 			i = 0;
 			passes++;
