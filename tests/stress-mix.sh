@@ -41,9 +41,17 @@ rc=0
 	--mmap 1 --mmap-bytes 64M --mmap-file --hdd 1 --hdd-bytes 128M \
 	--timeout 45s --metrics-brief --temp-path /mnt/scratch $extra) >"$out" 2>&1 || rc=$?
 sed 's/^stress-ng: //' "$out" | tail -n 20
+# stress-ng 0.15 (Debian 12) ends a good run with "successful run
+# completed"; a failed or untrustworthy stressor is reported on a line of
+# its own (newer versions also print "failed: N" and "untrustworthy: N").
+done_ok=0
+grep -q 'successful run completed' "$out" && done_ok=1
+bad=$(grep -Ei 'fail|untrustworthy' "$out" | grep -Ev '(failed|untrustworthy): 0( |$)' || true)
 rm -f "$out"
 pswp1=$(vm pswpout)
 pswp=$((pswp1 - pswp0))
 [ "$rc" -eq 0 ] || fail "expected stress-ng to exit 0, it exited $rc"
+[ "$done_ok" = 1 ] || fail "expected stress-ng to report 'successful run completed', it did not (output above)"
+[ -z "$bad" ] || fail "expected no failed or untrustworthy stressor, stress-ng said: $bad"
 echo "pswpout +$pswp"
 [ "$pswp" -gt 0 ] || fail "expected the vm workers to be swapped out (pswpout > 0), saw +$pswp"
