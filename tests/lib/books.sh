@@ -8,7 +8,11 @@
 #   - each of those node items, and nr_isolated_anon/file, summed over
 #     the nodes equals /proc/vmstat;
 #   - nr_isolated_anon and nr_isolated_file are 0, in every node's
-#     nodeN/vmstat and in /proc/vmstat.
+#     nodeN/vmstat and in /proc/vmstat;
+#   - before "mm, vmscan: move LRU lists to node" (the zone end), where
+#     every zone has its own lists and an isolation never meets another
+#     zone's folio, every pgskip_* of /proc/vmstat is 0 (they count from
+#     boot, so the first test after which one moved is the one named).
 # One round takes its snapshot with lru-snap, which locks its memory,
 # folds the per-cpu counters (vm.stat_refresh) and reads all files
 # without touching the LRU in between, so the sums must agree exactly.
@@ -18,6 +22,8 @@
 # apart; a real leak is persistent and fails every one.
 # Sourced from /lib/nodelru/books.sh by lru-sums and by the runner, which
 # checks the books after every test.
+# shellcheck source=tests/lib/guest.sh
+. /lib/nodelru/guest.sh
 
 # books_check: one round.  Returns 0 when the books balance; sets
 # books_bad (what disagreed, with both figures) and books_items (the
@@ -65,6 +71,13 @@ books_check() {
 			if (glob["nr_isolated_anon"] + 0 != 0 || glob["nr_isolated_file"] + 0 != 0)
 				printf " nr_isolated(expected=0,saw=%.0f+%.0f)", glob["nr_isolated_anon"], glob["nr_isolated_file"]
 		}' /tmp/books.snap)
+	if ! applied mm-vmscan-move-LRU-lists-to-node.patch; then
+		books_bad="$books_bad$(awk '
+			$1 == "==>" { file = $2; next }
+			file == "/proc/vmstat" && $1 ~ /^pgskip_/ && $2 != 0 {
+				printf " %s(expected=0 with per-zone lists,saw=%s)", $1, $2
+			}' /tmp/books.snap)"
+	fi
 	# The LRU lists exist at every step: without them nothing was compared.
 	case " $books_items" in
 	*" inactive_anon "*) ;;
