@@ -194,9 +194,11 @@ cp /proc/vmstat "$out.after"
 read -r _ p_dma p_dma32 _ _ _ _ failed <"$hogf"
 echo "pressure: asked for dma32 $want (DMA32 free above min + DMA free + half of B's DMA32 page cache); the module now holds DMA $p_dma DMA32 $p_dma32, $failed of the request not had"
 [ "$rc" -eq 0 ] || echo "  (the request was stopped after 120 s, exit $rc)"
+scans=0
 for k in pgskip_dma pgskip_dma32 pgskip_normal pgscan_kswapd pgscan_direct pgsteal_kswapd pgsteal_direct allocstall_dma32; do
 	d=$(awk -v k="$k" 'FNR == NR { if ($1 == k) v = $2; next } $1 == k { print $2 - v }' "$out.before" "$out.after")
 	[ -z "$d" ] || echo "  $k +$d"
+	case $k in pgscan_*) scans=$((scans + ${d:-0})) ;; esac
 done
 
 # From the histogram: of all isolations, how many, the pages walked and
@@ -249,8 +251,6 @@ if inject isolate-walk-bound; then
 	bound=$in_place
 	check=bounded
 fi
-scans=$(awk 'FNR == NR { if ($1 ~ /^pgscan_(kswapd|direct)$/) v += $2; next }
-	$1 ~ /^pgscan_(kswapd|direct)$/ { w += $2 } END { print w - v }' "$out.before" "$out.after")
 case $check in
 lists)
 	[ "$dropped" -eq 0 ] ||

@@ -403,8 +403,6 @@ static void unit_check(struct trace_result *r, const struct hent *e, int n)
 			 total, nodes);
 		return;
 	}
-	if (strcmp(r->expect, "zone"))
-		return;
 	if (!multi) {
 		snprintf(r->unit_msg, sizeof(r->unit_msg),
 			 "per zone not shown: no node has 2+ managed zones (%d slr pointers from kswapd)",

@@ -210,10 +210,8 @@ static inline int injected(const char *what)
 }
 
 /*
- * The step of the series this kernel is, from its release, as
- * tests/lib/guest.sh's series_end reads it: *-nodelru-zone-* is step 0,
- * *-nodelru-node-* the whole series (the lines of /lib/nodelru/series),
- * *-nodelru-stepN-* step N.  Anything else fails the test.
+ * With NAME, the line of /lib/nodelru/series that names it (the test
+ * fails when none does); without, the number of patches in the series.
  */
 static inline int series_lines(const char *name)
 {
@@ -237,6 +235,12 @@ static inline int series_lines(const char *name)
 	return name ? at : n;
 }
 
+/*
+ * The step of the series this kernel is, from its release, as
+ * tests/lib/guest.sh's series_end reads it: *-nodelru-zone-* is step 0,
+ * *-nodelru-node-* the whole series, *-nodelru-stepN-* step N.  Anything
+ * else fails the test.
+ */
 static inline int series_step(void)
 {
 	static int step = -1;
