@@ -19,6 +19,8 @@
 # The ends of the series must show their policy: a kernel release *-nodelru-zone-*
 # must have nr_alloc_batch, a *-nodelru-node-* one must not.  All kernels print
 # the shares, the managed pages and the fairness batches.
+# Injected fault: fair-zone-other-policy checks the shares against the
+# other policy than the kernel has: must fail at both ends.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 # shellcheck source=tests/lib/guest.sh
@@ -91,7 +93,12 @@ echo "mode $mode, wrote $mib MiB: pgalloc dma $d_dma dma32 $d_dma32 normal $d_no
 share=$((d_dma32 * 1000 / total))
 expect=$((m_dma32 * 1000 / (m_dma + m_dma32 + m_normal)))
 echo "DMA32 share of allocations: ${share} permille; of managed pages: ${expect} permille"
-case $mode in
+check=$mode
+if inject fair-zone-other-policy; then
+	if [ "$mode" = fair ]; then check=nofair; else check=fair; fi
+	echo "injected fair-zone-other-policy: checking the $check policy's expectation"
+fi
+case $check in
 fair)
 	lo=$((expect * 85 / 100))
 	hi=$((expect * 115 / 100))
@@ -104,4 +111,4 @@ nofair)
 		fail "no fair zone policy: expected DMA32's share under 50 permille, saw $share"
 	;;
 esac
-echo "ok: $mode allocation distribution"
+echo "ok: $check allocation distribution"

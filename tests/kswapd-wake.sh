@@ -27,6 +27,9 @@
 #   mm_vmscan_kswapd_wake has a zid field from "mm, vmscan: add
 #     classzone information to tracepoints" on, and none before it.
 # Every step: wakeups happened (more than 0).
+# Injected fault: kswapd-wake-other-end checks the wakeups' zids against
+# the other side of "wake kswapd based on the highest eligible zone" than
+# the step is on: must fail at every step.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 # shellcheck source=tests/lib/guest.sh
@@ -61,7 +64,13 @@ if grep -q 'field:int zid' "$ev/mm_vmscan_kswapd_wake/format"; then kz=yes; else
 echo "mm_vmscan_kswapd_wake has a zid field: $kz"
 
 zid_patch=mm-page_alloc-wake-kswapd-based-on-the-highest-eligible-zone.patch
-if applied "$zid_patch"; then
+highest=no
+! applied "$zid_patch" || highest=yes
+if inject kswapd-wake-other-end; then
+	if [ $highest = yes ]; then highest=no; else highest=yes; fi
+	echo "injected kswapd-wake-other-end: checking as if $zid_patch were$([ $highest = yes ] || echo " not") applied"
+fi
+if [ $highest = yes ]; then
 	[ "$(count 3)" -gt 0 ] || fail "step $step (has $zid_patch): expected wakeups with zid 3 (Movable, the page cache request's highest index), saw ${hist}"
 	[ $((($(count 3) + $(count 2)) * 10)) -ge $((total * 9)) ] ||
 		fail "step $step (has $zid_patch): expected at least 90 % of $total wakeups with zid 3 or 2, saw ${hist}"

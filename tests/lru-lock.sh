@@ -12,6 +12,8 @@
 #   from that patch on (the node end): &lruvec->lru_lock, one per lruvec.
 # A class counts when it has acquisitions.  Fails when none of the three
 # or more than one is in use, or when it is not the one the step expects.
+# Injected fault: lru-lock-next expects the class of the next design
+# (zone -> pgdat -> lruvec -> zone) instead: must fail at every step.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 # shellcheck source=tests/lib/guest.sh
@@ -24,6 +26,14 @@ elif ! applied mm-one-lru_lock-per-lruvec.patch; then
 	expect='&pgdat->lru_lock'
 else
 	expect='&lruvec->lru_lock'
+fi
+if inject lru-lock-next; then
+	case $expect in
+	'&zone->lru_lock') expect='&pgdat->lru_lock' ;;
+	'&pgdat->lru_lock') expect='&lruvec->lru_lock' ;;
+	*) expect='&zone->lru_lock' ;;
+	esac
+	echo "injected lru-lock-next: expecting $expect"
 fi
 
 # LRU traffic: page cache in and out, anon in and out.

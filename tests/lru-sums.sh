@@ -22,7 +22,10 @@
 # (nr_shmem_hugepages), and compaction must be there: the test kernels
 # have THP and compaction (configs/qemu.config), so a missing one fails.
 # Must fail on tests/broken/zone-lru-skew.patch (the LRU items) and
-# tests/broken/zone-shadow-drop.patch (a zone copy).
+# tests/broken/zone-shadow-drop.patch (a zone copy).  Injected fault:
+# books-skew puts one zone's nr_zone_inactive_file one page off in every
+# snapshot of the books (tests/lib/books.sh): must fail at every step (so
+# does the runner's books check after every test).
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 # shellcheck source=tests/lib/guest.sh

@@ -25,6 +25,9 @@
  * out and most of it read back by the verify pass; "heavy" keeps them for
  * callers that want more direct reclaim out of it (direct-zones uses it
  * as its load).
+ *
+ * Injected fault: pressure-corrupt flips one bit of an anon page after
+ * the fill, so the verify pass must fail.
  */
 #include <fcntl.h>
 #include <time.h>
@@ -115,6 +118,9 @@ int main(int argc, char **argv)
 		test_fail("mmap of %zu bytes failed: %s", anon_size, strerror(errno));
 	fill_pages(anon, npages, SEED);
 	note("%.1fs: anon filled", elapsed());
+	/* Early pages are the ones swapped out by the time the fill ends. */
+	if (injected("pressure-corrupt"))
+		anon[npages / 4 * (page / sizeof(*anon)) + 5] ^= 1ULL << 33;
 	verify_pages("anon", anon, npages, SEED);
 	munmap(anon, anon_size);
 	munmap(hog_map, hog_size + hp);

@@ -36,6 +36,12 @@ books_check() {
 		books_items=
 		return 1
 	}
+	# Injected fault books-skew: one zone's inactive file count is one
+	# page off in the snapshot, so the books must not balance.
+	if inject books-skew; then
+		awk '$1 == "nr_zone_inactive_file" && !done { $2 = $2 + 1; done = 1 } { print }' \
+			/tmp/books.snap >/tmp/books.snap.skew && mv /tmp/books.snap.skew /tmp/books.snap
+	fi
 	books_items=$(awk '
 		$1 == "==>" { file = $2; next }
 		file == "/proc/zoneinfo" { if ($1 ~ /^nr_zone_/) { k = $1; sub("nr_zone_", "", k); z[k] = 1 }; next }
