@@ -847,9 +847,14 @@ def lockstat_section(rep):
                   "the lock to the node), one per node (`&pgdat->lru_lock`, "
                   "the zone end of earlier series and the steps between), "
                   "or one per lruvec (`&lruvec->lru_lock`, the node end and "
-                  "the multi-gen LRU).  On a one-node guest without memcgs "
-                  "in use each is a handful of locks, so this shows the lock "
-                  "in use and its traffic, not a scaling difference.")
+                  "the multi-gen LRU).  The three workers run in memcgs of "
+                  "their own where the kernel has the memory controller "
+                  "(`raw/lockstat-*.ktap` says how many): their lruvecs "
+                  "share a zone's lock at the zone end and the node's lock "
+                  "at the steps between, and each has its own at the node "
+                  "end.  Three memcgs on one node are a handful of locks: "
+                  "this shows the lock in use and its traffic, not a "
+                  "scaling difference.")
     else:
         md.append("Not run (see the status above).")
     md.append("")

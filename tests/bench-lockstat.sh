@@ -9,6 +9,13 @@
 # (quick: 20 s) with /proc/lock_stat cleared before; then the LRU lock
 # class(es) are reported: contentions, wait time total (us),
 # acquisitions, hold time total (us).
+# Each of the three workers runs in a memory cgroup of its own (v2,
+# lockstat-r1, lockstat-r2, lockstat-vm) when the kernel has the memory
+# controller, so that the lock design shows: at the zone end the three
+# memcgs' lruvecs of a zone share the zone's lock, after "mm, vmscan:
+# move lru_lock to the node" they share the node's, and from "mm: one
+# lru_lock per lruvec" on each has its own.  Without the controller the
+# workers run in the root and the run says so.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 # shellcheck source=tests/lib/bench.sh
@@ -19,16 +26,37 @@ bench_quick && secs=20
 kb=$(mem_kb)
 f=/mnt/scratch/bench-lockstat.sparse
 truncate -s "$((kb * 1024 * 5 / 4))" "$f"
+cg=/sys/fs/cgroup
+memcgs=0
+if grep -qw memory "$cg/cgroup.controllers" 2>/dev/null &&
+	echo +memory >"$cg/cgroup.subtree_control" 2>/dev/null; then
+	for g in r1 r2 vm; do
+		mkdir -p "$cg/lockstat-$g" || { echo "FAIL: mkdir $cg/lockstat-$g failed"; exit 1; }
+	done
+	memcgs=3
+fi
+echo "# lockstat: workers in $memcgs memory cgroup(s) of their own ($([ "$memcgs" = 0 ] && echo "no memory controller: all in the root" || echo "lockstat-r1, lockstat-r2, lockstat-vm"))"
+# in_cg G CMD...: CMD in memcg lockstat-G when memcgs are in use.
+# shellcheck disable=SC2016 # $0 and $@ expand in the inner shell
+in_cg() {
+	_g=$1
+	shift
+	if [ "$memcgs" != 0 ]; then
+		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg/lockstat-$_g" "$@"
+	else
+		"$@"
+	fi
+}
 echo 0 >/proc/lock_stat
 bench_begin lockstat
 # Readers stop when the time is up, even in the middle of a file.
 # shellcheck disable=SC2016 # $0 expands in the inner shell
-reader() { timeout -s KILL "$secs" sh -c 'while :; do cat "$0" >/dev/null; done' "$f" || true; }
-reader &
+reader() { in_cg "$1" timeout -s KILL "$secs" sh -c 'while :; do cat "$0" >/dev/null; done' "$f" || true; }
+reader r1 &
 r1=$!
-reader &
+reader r2 &
 r2=$!
-stress-ng --vm 1 --vm-bytes "$((kb / 2))K" --timeout "${secs}s" --quiet ||
+in_cg vm stress-ng --vm 1 --vm-bytes "$((kb / 2))K" --timeout "${secs}s" --quiet ||
 	{ echo "FAIL: stress-ng failed"; exit 1; }
 wait "$r1" "$r2"
 bench_end lockstat
@@ -40,3 +68,8 @@ awk '$1 ~ /lru_lock:$/ {
 	printf "bench: lockstat %s_holdtime_total_us %s\n", name, $12
 }' /proc/lock_stat
 rm -f "$f"
+if [ "$memcgs" != 0 ]; then
+	for g in r1 r2 vm; do
+		rmdir "$cg/lockstat-$g" || echo "# lockstat: rmdir $cg/lockstat-$g failed"
+	done
+fi
