@@ -23,7 +23,8 @@ export NODELRU_BASE_NOTED := 1
 
 .PHONY: help settings deps pristine tree kernel initramfs run qemu-test \
 	check check-static check-series check-host harness-selftest \
-	bisect-check mglru-check i386-check matrix-check export bench devtree clean
+	bisect-check mglru-check i386-check matrix-check export bench devtree clean \
+	prove
 
 help:
 	@echo 'node-lru targets:'
@@ -51,6 +52,8 @@ help:
 	@echo '                    smp-off hotplug i386-highmem); resumable; STEPS, VARIANTS, MATRIX_TARGETS;'
 	@echo '                    BOOT=1 boots the ends of memcg-off; table in build/matrix/summary.tsv'
 	@echo '  harness-selftest  show that a failing test, a panic and a hang are failures'
+	@echo '  prove             boot every fault of tests/faults (injects, broken kernels): each must'
+	@echo '                    fail its test (FAULTS=NAME[,NAME] for some; hours for all)'
 	@echo '  bench             zone LRU, node LRU and multi-gen LRU side by side on one topology'
 	@echo '                    (KERNELS="zone node mglru", ITER=N, QUICK=1, TOPOS=uma)'
 	@echo '  settings          check the settings below (every target does that first)'
@@ -108,6 +111,7 @@ check-host: deps
 	@$(TOP)tests/host/abi-table.sh
 	@$(TOP)tests/host/matrix.sh
 	@$(TOP)tests/host/classify.sh
+	@$(TOP)tests/host/faults.sh
 
 export: pristine
 	@$(S)/export.sh
@@ -139,6 +143,11 @@ devtree: deps
 
 harness-selftest: deps
 	@$(S)/harness-selftest.sh
+
+# Not part of check: some seventy boots (two ends per inject), hours on 2
+# CPUs.  FAULTS selects rows of tests/faults.
+prove: deps
+	@$(S)/prove.sh
 
 # CI: everything above that fits in its budget.  The verdict line of the
 # guest runs is printed last.

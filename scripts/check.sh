@@ -42,6 +42,7 @@ part bisect-merge "$TOP/tests/host/bisect-merge.sh"
 part abi-table "$TOP/tests/host/abi-table.sh"
 part matrix "$TOP/tests/host/matrix.sh"
 part classify "$TOP/tests/host/classify.sh"
+part faults "$TOP/tests/host/faults.sh"
 # The run list is emptied here too: a qemu-test that stops before it
 # empties the list itself must not leave the previous run's to be counted.
 : >"$BUILD/runs/qemu-test.list"
