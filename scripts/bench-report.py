@@ -70,6 +70,7 @@ VM_FIGS = {
     "direct_efficiency_pct": Fig(HIGHER, DAGGER),
     "pages_examined_scan_refill": Fig(LOWER, DAGGER),
     "reclaimed_per_examined_pct": Fig(HIGHER, DAGGER),
+    "reclaimed_per_scanned_less_skipped_pct": Fig(HIGHER, DAGGER),
     "kswapd_velocity": Fig(NONE, DAGGER, tcg=True),
     "direct_velocity": Fig(NONE, DAGGER, tcg=True),
     "percentage_direct_scans": Fig(LOWER, DAGGER),
@@ -287,6 +288,12 @@ def vm_figures(c, elapsed):
         "pages_examined_scan_refill": ks + ds + refill,
         "reclaimed_per_examined_pct":
             100.0 * (kr + dr) / (ks + ds + refill) if ks + ds + refill else None,
+        # 6.1 counts the pages isolate_lru_folios() steps over (pgskip_*)
+        # as scanned; the zone end has none to skip.  Reclaimed against
+        # scanned less skipped is the figure a skip cannot inflate.
+        "reclaimed_per_scanned_less_skipped_pct":
+            100.0 * (kr + dr) / (ks + ds - s("pgskip"))
+            if ks + ds - s("pgskip") > 0 else None,
         "percentage_direct_scans": 100.0 * ds / (ks + ds) if ks + ds else 0.0,
         "pages_skipped_pgskip": s("pgskip"),
         "page_writes_by_reclaim": c.get("nr_vmscan_write", 0),
@@ -326,35 +333,131 @@ def fmt(x):
     return "%.2f" % x
 
 
-def compare(base, other, pref=NONE):
-    """Compare OTHER against BASE (two stats dicts): 'ratio ± spread' of
-    other/base and the verdict.  The noise rule: the two means differ by
-    no more than the sum of the two sample standard deviations ("within
-    noise"; "same" for a distribution).  Otherwise the direction: better
-    or worse when the figure has a better direction, else "differs".  The
-    spread of the ratio is propagated from the two relative deviations."""
+def _betacf(a, b, x):
+    """Continued fraction of the incomplete beta function (Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-12:
+            break
+    return h
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    lbt = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) +
+           a * math.log(x) + b * math.log(1.0 - x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(lbt) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(lbt) * _betacf(b, a, 1.0 - x) / b
+
+
+def welch_p(base, other):
+    """Two-sided p-value of Welch's t-test of two stats dicts; None when it
+    cannot be made: fewer than two values a side, or no spread on either
+    side while the means differ (a difference nothing can weigh)."""
+    nb, no = base["n"], other["n"]
+    if nb < 2 or no < 2:
+        return None
+    vb, vo = base["sd"] ** 2 / nb, other["sd"] ** 2 / no
+    diff = other["mean"] - base["mean"]
+    se2 = vb + vo
+    if se2 == 0:
+        return 1.0 if diff == 0 else None
+    t = diff / math.sqrt(se2)
+    df = se2 ** 2 / ((vb ** 2 / (nb - 1)) + (vo ** 2 / (no - 1)))
+    return betainc(df / 2.0, 0.5, df / (df + t * t))
+
+
+def bh_adjust(ps):
+    """Benjamini-Hochberg: the adjusted values (q) of a list of p-values,
+    None kept as None."""
+    idx = sorted((i for i, p in enumerate(ps) if p is not None),
+                 key=lambda i: ps[i])
+    m = len(idx)
+    q = list(ps)
+    prev = 1.0
+    for rank in range(m, 0, -1):
+        i = idx[rank - 1]
+        prev = min(prev, ps[i] * m / rank)
+        q[i] = prev
+    return q
+
+
+ALPHA = 0.05
+
+
+def ratio_text(base, other):
+    """'ratio ± spread' of other/base; the difference instead when base's
+    mean is 0 or within one standard deviation of 0 (a ratio over a
+    denominator that may be 0 says nothing)."""
+    b, o = base["mean"], other["mean"]
+    one = base["n"] < 2 and other["n"] < 2
+    if b == 0:
+        return "=" if o == 0 else "Δ %+g" % float(fmt(o - b))
+    if base["n"] > 1 and abs(b) <= base["sd"]:
+        return "Δ %s (base ≈ 0)" % fmt(o - b) if o - b < 0 else \
+            "Δ +%s (base ≈ 0)" % fmt(o - b)
+    r = o / b
+    if one:
+        return "%.3f" % r
+    if o:
+        sd = abs(r) * math.hypot(base["sd"] / b, other["sd"] / o)
+    else:
+        sd = other["sd"] / abs(b)
+    return "%.3f ± %.3f" % (r, sd)
+
+
+def compare(base, other, pref=NONE, q=None):
+    """Compare OTHER against BASE (two stats dicts): the ratio text and the
+    verdict.  Q is the adjusted p-value of Welch's t-test for this
+    comparison (bh_adjust over the table's comparisons); a difference is
+    called only when Q <= ALPHA: better or worse when the figure has a
+    better direction, else "differs"; otherwise "within noise" ("same"
+    for a distribution).  With one value a side there is nothing to test
+    (n=1); with no spread on either side and different means the
+    difference is shown untested."""
     if not base or not other:
         return "-", "missing"
+    ratio = ratio_text(base, other)
     b, o = base["mean"], other["mean"]
-    if b:
-        r = o / b
-        if o:
-            sd = abs(r) * math.hypot(base["sd"] / b, other["sd"] / o)
-        else:
-            sd = other["sd"] / abs(b)
-        ratio = "%.3f ± %.3f" % (r, sd) if base["n"] > 1 or other["n"] > 1 \
-            else "%.3f" % r
-    else:
-        ratio = "=" if o == 0 else "inf"
     if base["n"] < 2 or other["n"] < 2:
         return ratio, "n=1, no spread"
-    if abs(o - b) <= base["sd"] + other["sd"]:
-        return ratio, "same" if pref == DIST else "within noise"
+    if q is None:
+        word = "differs" if pref in (NONE, DIST) else \
+            ("higher" if o > b else "lower")
+        return ratio, "%s, no spread (untested)" % word
+    if q > ALPHA:
+        return ratio, ("same" if pref == DIST else "within noise") + \
+            " (q=%.2f)" % q
     if pref == HIGHER:
-        return ratio, "better" if o > b else "worse"
-    if pref == LOWER:
-        return ratio, "better" if o < b else "worse"
-    return ratio, "differs"
+        word = "better" if o > b else "worse"
+    elif pref == LOWER:
+        word = "better" if o < b else "worse"
+    else:
+        word = "differs"
+    return ratio, "%s (q=%s)" % (word, "%.3f" % q if q >= 0.001 else "<0.001")
 
 
 def cell(st):
@@ -382,21 +485,39 @@ class Report:
                              for k in self.kernels] + \
             ["%s/%s" % p for p in self.pairs]
 
-    def verdicts(self, st, fig):
-        """The ratio cells of one row."""
+    def comparable(self, o, b, fig):
+        """None when kernels O and B are compared on FIG, else the cell."""
+        if o in self.d.invalid or b in self.d.invalid:
+            return ("-", "invalid")
+        if "mglru" in (o, b) and fig.mg == ABSENT:
+            return ("-", "n/a: not counted by MGLRU")
+        return None
+
+    def verdicts(self, st, fig, qs=None):
+        """The ratio cells of one row; QS: the adjusted p-value of each
+        pair (None: not tested)."""
         out = []
-        for o, b in self.pairs:
-            if o in self.d.invalid or b in self.d.invalid:
-                out.append(("-", "invalid"))
+        for i, (o, b) in enumerate(self.pairs):
+            c = self.comparable(o, b, fig)
+            if c:
+                out.append(c)
                 continue
-            if "mglru" in (o, b) and fig.mg == ABSENT:
-                out.append(("-", "n/a: not counted by MGLRU"))
-                continue
-            ratio, verdict = compare(st.get(b), st.get(o), fig.pref)
+            ratio, verdict = compare(st.get(b), st.get(o), fig.pref,
+                                     qs[i] if qs else None)
             if "mglru" in (o, b) and fig.mg == DAGGER and verdict != "missing":
                 verdict += " †"
             out.append((ratio, verdict))
         return out
+
+    def pvalues(self, st, fig):
+        """Welch's p-value of each pair of one row (None: not tested)."""
+        ps = []
+        for o, b in self.pairs:
+            if self.comparable(o, b, fig) or not st.get(b) or not st.get(o):
+                ps.append(None)
+            else:
+                ps.append(welch_p(st[b], st[o]))
+        return ps
 
     def table(self, rows):
         """rows: [(label, {kernel: [values]}, Fig)] -> markdown lines and
@@ -404,11 +525,18 @@ class Report:
         h = self.head()
         out = ["| " + " | ".join(h) + " |", "|" + "---|" * len(h)]
         tsv = []
+        kept = []
         for label, vals, fig in rows:
             st = {k: stats(vals.get(k, [])) for k in self.kernels}
-            if not any(st.values()):
-                continue
-            v = self.verdicts(st, fig)
+            if any(st.values()):
+                kept.append((label, st, fig, self.pvalues(st, fig)))
+        # One family per table: the Benjamini-Hochberg adjustment runs
+        # over every comparison the table makes.
+        flat = [p for _, _, _, ps in kept for p in ps]
+        q = bh_adjust(flat)
+        for j, (label, st, fig, ps) in enumerate(kept):
+            qs = q[j * len(self.pairs):(j + 1) * len(self.pairs)]
+            v = self.verdicts(st, fig, qs)
             cells = ["INVALID" if k in self.d.invalid else cell(st[k])
                      for k in self.kernels]
             out.append("| %s | %s |" % (
@@ -546,11 +674,17 @@ def report_head(rep, meta, status):
     md.append("Each cell is mean ± sample standard deviation over the "
               "iterations.  A column `A/B` is the ratio of A's mean to B's, "
               "± its spread (the two relative deviations added in "
-              "quadrature), and a word for A against B.  The noise rule: "
-              "*within noise* when the two means differ by no more than the "
-              "sum of the two deviations; with one iteration there is no "
-              "spread to judge by (*n=1, no spread*).  Beyond the noise the "
-              "word gives the direction, per figure as mmtests' compare "
+              "quadrature), or the difference `Δ` where B's mean is 0 or "
+              "within one deviation of it, and a word for A against B.  "
+              "The test: Welch's t-test of the two kernels' values, its "
+              "p-value adjusted by Benjamini-Hochberg over every comparison "
+              "of the same table (`q`); a difference is called only when "
+              "q <= 0.05, else *within noise*.  With one iteration there is "
+              "nothing to test (*n=1, no spread*); with no spread on either "
+              "side and different means the direction is shown but "
+              "*untested*.  With three iterations a test has little power: "
+              "*within noise* is not *equal*.  A called difference gives the "
+              "direction, per figure as mmtests' compare "
               "scripts do: *better* or *worse* for A where the figure has a "
               "better direction (fewer pages scanned per page reclaimed, "
               "higher throughput, fewer stalls, refaults of hot pages, "
@@ -673,7 +807,8 @@ def bonnie_section(rep, vmfig):
     t, tsv = vm_table(rep, vmfig.get("bonnie", {}))
     md.extend(t)
     headline += [("bonnie " + r[0], *r[1:]) for r in tsv
-                 if r[0] in ("allocation_stalls", "kswapd_efficiency_pct")]
+                 if r[0] in ("allocation_stalls", "kswapd_efficiency_pct",
+                             "reclaimed_per_scanned_less_skipped_pct")]
     md.append("")
     return md, headline
 
@@ -706,8 +841,8 @@ def stutter_section(rep, vmfig, bench):
     t, tsv = vm_table(rep, vmfig.get("stutter", {}))
     md.extend(t)
     headline += [("stutter " + r[0], *r[1:]) for r in tsv if r[0] in (
-        "kswapd_efficiency_pct", "direct_velocity", "allocation_stalls",
-        "page_writes_by_reclaim")]
+        "kswapd_efficiency_pct", "reclaimed_per_scanned_less_skipped_pct",
+        "direct_velocity", "allocation_stalls", "page_writes_by_reclaim")]
     md += stutter_plots(rep, bench)
     md.append("")
     md += zone_lru_table(rep, "stutter")

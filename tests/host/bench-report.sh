@@ -67,15 +67,26 @@ sed 's/^/# /' "$out"
 r=$work/report.md
 has() { grep -qF -- "$1" "$r"; }
 check "bench-report.py exits 0" [ "$rc" = 0 ]
+# The statistics against reference values (the two-sided tail of the t
+# density integrated numerically, outside this code; Benjamini-Hochberg by hand).
+stat() { python3 -c "import importlib.util as u, sys; s = u.spec_from_file_location('br', '$top/scripts/bench-report.py'); m = u.module_from_spec(s); s.loader.exec_module(m); print($1)"; }
+check "Welch: [1,2,3] vs [4,5,6] gives p 0.0213 (t -3.674, 4 df)" \
+	[ "$(stat "'%.4f' % m.welch_p(m.stats([1,2,3]), m.stats([4,5,6]))")" = 0.0213 ]
+check "Welch: unequal spreads, [10,12,14,16] vs [11,11.5,12] gives p 0.3325 (t -1.134, 3.30 df; the t density integrated numerically)" \
+	[ "$(stat "'%.4f' % m.welch_p(m.stats([10,12,14,16]), m.stats([11,11.5,12]))")" = 0.3325 ]
+check "Welch: no spread and different means is not tested (None)" \
+	[ "$(stat "m.welch_p(m.stats([1,1]), m.stats([2,2]))")" = None ]
+check "Benjamini-Hochberg: 0.01 0.04 0.03 0.2 -> 0.04 0.0533 0.0533 0.2" \
+	[ "$(stat "' '.join('%.4f' % q for q in m.bh_adjust([0.01, 0.04, 0.03, 0.2]))")" = "0.0400 0.0533 0.0533 0.2000" ]
 check "report.md written" [ -s "$r" ]
 # DMA32 share: zone 600/900 and 700/1050 = 66.67 %; node 0 %.
-check "DMA32 share from pgalloc: zone 66.7 ± 0, node 0" has "| DMA32 share of allocations (%) | 66.7 ± 0 | 0 ± 0 | 0.000 ± 0.000 differs |"
+check "DMA32 share from pgalloc: zone 66.7 ± 0, node 0" has "| DMA32 share of allocations (%) | 66.7 ± 0 | 0 ± 0 | 0.000 ± 0.000 differs, no spread (untested) |"
 # kswapd efficiency 80 % both zone iterations; node 99 %.
-check "kswapd efficiency from pgsteal/pgscan; higher is better" has "| kswapd_efficiency_pct | 80 ± 0 | 99 ± 0 | 1.238 ± 0.000 better |"
+check "kswapd efficiency from pgsteal/pgscan; no spread on either side: higher, untested" has "| kswapd_efficiency_pct | 80 ± 0 | 99 ± 0 | 1.238 ± 0.000 higher, no spread (untested) |"
 # p50 zone 100 and 300: mean 200, sd 141; node 100 ± 0: ratio 0.5, within noise.
-check "spread and noise verdict" has "| mmap latency p50 (us) (TCG) | 200 ± 141.4 | 100 ± 0 | 0.500 ± 0.354 within noise |"
+check "spread and noise verdict" has "| mmap latency p50 (us) (TCG) | 200 ± 141.4 | 100 ± 0 | 0.500 ± 0.354 within noise (q=0.50) |"
 check "bonnie data set size from its size_mib line" has "## 2. bonnie++ (ext4, data set 6144 MiB;"
-check "bonnie block output from the CSV (field 12)" has "| SeqOut Block KiB/s (TCG) | 1050 ± 70.7 | 1000 ± 0 | 0.952 ± 0.064 within noise |"
+check "bonnie block output from the CSV (field 12)" has "| SeqOut Block KiB/s (TCG) | 1050 ± 70.7 | 1000 ± 0 | 0.952 ± 0.064 within noise (q=1.00) |"
 check "bonnie '+++++' fields are left out, not zero" bash -c "grep -q 'SeqCreate Create' '$r' && ! grep -q 'SeqCreate Read' '$r'"
 check "a failed workload is listed" has "node, run 2: \`not ok 3 bench-fio # exit=1 after 5s\`"
 check "a skipped run is listed" has "lockstat zone skipped"
@@ -85,7 +96,7 @@ check "headline written" grep -q 'DMA32 share' "$work/headline.md"
 check "figures.tsv has every iteration" [ "$(grep -c $'^alloc\tvm:pgalloc_dma32\t' "$work/data/figures.tsv")" = 4 ]
 # zoneinfo counters: DMA32 inactive file after stutter zone 1000 and 2000,
 # node 1500 twice; the per-node line is in counters.tsv, not the table.
-check "per-zone LRU pages after stutter: a distribution, same" has "| node0/DMA32 nr_zone_inactive_file | 1500 ± 707.1 | 1500 ± 0 | 1.000 ± 0.471 same |"
+check "per-zone LRU pages after stutter: a distribution, same" has "| node0/DMA32 nr_zone_inactive_file | 1500 ± 707.1 | 1500 ± 0 | 1.000 ± 0.471 same (q=1.00) |"
 check "counters.tsv has before and after" grep -q $'^zone\t2\tstutter\tnode0\tnr_inactive_file\t1000\t4000$' "$work/data/counters.tsv"
 
 # 2. Three kernels.  ktap3 KERNEL ITER RELEASE LRUGEN STALLS KSTEAL ACTIVATE
@@ -164,19 +175,19 @@ check "three kernels: exits 0" [ "$rc" = 0 ]
 check "three kernels: a column each, ratios against zone and node" \
 	has "| figure | zone | node | mglru | node/zone | mglru/zone | mglru/node |"
 # alloc stalls (lower is better): zone 1005/1015, node 502/507, mglru 705/715
-check "three kernels: fewer stalls is better, more is worse" \
-	has "| allocation_stalls | 1010 ± 7.07 | 504.5 ± 3.54 | 710 ± 7.07 | 0.500 ± 0.005 better | 0.703 ± 0.009 better | 1.407 ± 0.017 worse |"
+check "three kernels: fewer stalls is better (Welch, BH q <= 0.05); 1.4x more from two runs a side is not significant" \
+	has "| allocation_stalls | 1010 ± 7.07 | 504.5 ± 3.54 | 710 ± 7.07 | 0.500 ± 0.005 better (q=0.038) | 0.703 ± 0.009 better (q=0.038) | 1.407 ± 0.017 within noise (q=0.10) |"
 check "three kernels: the multi-gen LRU's scan figures carry a dagger" \
-	has "| kswapd_efficiency_pct | 80 ± 0 | 90 ± 0 | 99 ± 0 | 1.125 ± 0.000 better | 1.238 ± 0.000 better † | 1.100 ± 0.000 better † |"
+	has "| kswapd_efficiency_pct | 80 ± 0 | 90 ± 0 | 99 ± 0 | 1.125 ± 0.000 higher, no spread (untested) | 1.238 ± 0.000 higher, no spread (untested) † | 1.100 ± 0.000 higher, no spread (untested) † |"
 check "three kernels: workingset_activate is not compared with the multi-gen LRU" \
-	has "| workingset_activate_file | 100 ± 0 | 100 ± 0 | 0 ± 0 | 1.000 ± 0.000 within noise | n/a: not counted by MGLRU | n/a: not counted by MGLRU |"
+	has "| workingset_activate_file | 100 ± 0 | 100 ± 0 | 0 ± 0 | 1.000 ± 0.000 within noise (q=1.00) | n/a: not counted by MGLRU | n/a: not counted by MGLRU |"
 check "three kernels: a distribution is 'same' or 'differs'" \
-	has "| DMA32 share of allocations (%) | 66.7 ± 0 | 0 ± 0 | 0 ± 0 | 0.000 ± 0.000 differs | 0.000 ± 0.000 differs | = same |"
-check "three kernels: higher throughput is better (TCG)" \
-	has "| SeqOut Block KiB/s (TCG) | 1050 ± 70.7 | 1000 ± 0 | 2100 ± 70.7 | 0.952 ± 0.064 within noise | 2.000 ± 0.151 better | 2.100 ± 0.071 better |"
+	has "| DMA32 share of allocations (%) | 66.7 ± 0 | 0 ± 0 | 0 ± 0 | 0.000 ± 0.000 differs, no spread (untested) | 0.000 ± 0.000 differs, no spread (untested) | = same (q=1.00) |"
+check "three kernels: 2x the throughput from two runs a side, no test passes after BH: within noise (TCG)" \
+	has "| SeqOut Block KiB/s (TCG) | 1050 ± 70.7 | 1000 ± 0 | 2100 ± 70.7 | 0.952 ± 0.064 within noise (q=1.00) | 2.000 ± 0.151 within noise (q=0.08) | 2.100 ± 0.071 within noise (q=0.26) |"
 check "three kernels: hot set survival, more is better" \
-	has "| hot_survival_pct | 51 ± 1.41 | 61 ± 1.41 | 90.5 ± 0.71 | 1.196 ± 0.043 better | 1.775 ± 0.051 better | 1.484 ± 0.036 better |"
-check "three kernels: re-read hits from 0" has "| pass2_hit_pct | 0 ± 0 | 0 ± 0 | 21 ± 1.41 | = within noise | inf better | inf better |"
+	has "| hot_survival_pct | 51 ± 1.41 | 61 ± 1.41 | 90.5 ± 0.71 | 1.196 ± 0.043 better (q=0.039) | 1.775 ± 0.051 better (q=0.018) | 1.484 ± 0.036 better (q=0.018) |"
+check "three kernels: re-read hits from 0: a difference, not a ratio over 0" has "| pass2_hit_pct | 0 ± 0 | 0 ± 0 | 21 ± 1.41 | = within noise (q=1.00) | Δ +21 within noise (q=0.09) | Δ +21 within noise (q=0.09) |"
 check "three kernels: the dagger is explained" has "† The multi-gen LRU of 6.1 counts these differently"
 check "three kernels: each kernel's lru_gen state in the head" has "| mglru, /sys/kernel/mm/lru_gen/enabled | 0x0007 |"
 check "three kernels: the summary puts counts before TCG timings" \
@@ -191,14 +202,14 @@ three mglru-off mglru=0x0000
 check "mglru off: exit 2" [ "$rc" = 2 ]
 check "mglru off: loud at the top" has "**INVALID: the \`mglru\` column.**"
 check "mglru off: says why" has "/sys/kernel/mm/lru_gen/enabled was 0x0000 during alloc: the multi-gen LRU was not on"
-check "mglru off: the column shows no figure" has "| allocation_stalls | 1010 ± 7.07 | 504.5 ± 3.54 | INVALID | 0.500 ± 0.005 better | invalid | invalid |"
+check "mglru off: the column shows no figure" has "| allocation_stalls | 1010 ± 7.07 | 504.5 ± 3.54 | INVALID | 0.500 ± 0.005 better (q=0.027) | invalid | invalid |"
 check "mglru off: the header says so" has "| figure | zone | node | mglru (INVALID) |"
 check "mglru off: the headline says so" grep -q '^INVALID: the mglru column' "$build/selftest/bench-report-mglru-off/headline.md"
 check "mglru off: stderr says so" grep -q 'bench-report: INVALID: the mglru column' "$build/selftest/bench-report-mglru-off/report.out"
 three zone-on zone=0x0007
 check "multi-gen LRU on in the zone kernel: exit 2" [ "$rc" = 2 ]
 check "multi-gen LRU on in the zone kernel: zone INVALID" has "the multi-gen LRU was on in the zone kernel"
-check "multi-gen LRU on in the zone kernel: node/mglru still compared" has "| invalid | invalid | 1.407 ± 0.017 worse |"
+check "multi-gen LRU on in the zone kernel: node/mglru still compared" has "| invalid | invalid | 1.407 ± 0.017 within noise (q=0.09) |"
 three mglru-none mglru=none
 check "no lru_gen record from mglru: exit 2" [ "$rc" = 2 ]
 check "no lru_gen record from mglru: says so" has "no bench-lrugen record: nothing shows that the multi-gen LRU was on"
@@ -216,7 +227,7 @@ python3 "$top/scripts/bench-report.py" "$old" >"$old/report.out" 2>&1 || rc=$?
 r=$old/report.md
 check "results/20261205-full regenerates: exit 0" [ "$rc" = 0 ]
 check "results/20261205-full regenerates: the allocation shares" \
-	has "| DMA32 share of allocations (%) | 66.5 ± 0.03 | 0 ± 0 | 0.000 ± 0.000 differs |"
+	has "| DMA32 share of allocations (%) | 66.5 ± 0.03 | 0 ± 0 | 0.000 ± 0.000 differs (q=<0.001) |"
 check "results/20261205-full regenerates: two columns, one ratio" has "| figure | zone | node | node/zone |"
 check "results/20261205-full regenerates: lru_gen not recorded, not invalid" \
 	bash -c "grep -q 'not recorded (runs before the record was added)' '$r' && ! grep -qi invalid '$r'"
