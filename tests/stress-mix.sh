@@ -7,14 +7,18 @@
 # (--vm-keep --vm-populate --verify, 5/4 of MemTotal between them,
 # populated at once, so swap is needed), an mmap worker on a file of the
 # scratch disk with msync, and an hdd worker writing and verifying files
-# there, for 45 s.  stress-ng divides --vm-bytes among the vm workers (its
+# there, for 150 s.  stress-ng divides --vm-bytes among the vm workers (its
 # stress-vm.c: vm_bytes /= num_instances, whatever the manual says): with
 # 5/8 of MemTotal given, the two shared 5/8 and swapped only when the
 # other stressors' page cache happened to push them.
 # stress-ng checks its own data; this test checks its verdict and that
 # reclaim really ran.
 # Pass: stress-ng exits 0 and reports a successful run with no failed or
-# untrustworthy stressor, and pswpout moved (the vm workers were swapped).
+# untrustworthy stressor, every stressor did at least one bogo op (for the
+# vm workers one op is one pass of a method over the whole buffer, checked
+# with --verify: with 0 ops nothing was verified; under TCG populating 5/4
+# of RAM through swap took all of a 45 s run, so it runs 150 s), and
+# pswpout moved (the vm workers were swapped).
 # The runner checks the books after the test (tests/lib/books.sh).
 # Fault: INJECT=stress-fail adds a stressor option stress-ng rejects, so
 # the exit status check must fail (stress-ng's own verification of data
@@ -32,14 +36,14 @@ extra=
 if inject stress-fail; then
 	extra="--vm-method no-such-method"
 fi
-echo "stress-ng: 2 vm workers sharing ${vm_kb} KiB (MemTotal ${total_kb} KiB), mmap + hdd on /mnt/scratch, 45 s"
+echo "stress-ng: 2 vm workers sharing ${vm_kb} KiB (MemTotal ${total_kb} KiB), mmap + hdd on /mnt/scratch, 150 s"
 out=/mnt/scratch/stress-mix.log
 pswp0=$(vm pswpout)
 rc=0
 # shellcheck disable=SC2086 # $extra is empty or two words
 (cd /mnt/scratch && stress-ng --vm 2 --vm-bytes "${vm_kb}K" --vm-keep --vm-populate --verify \
 	--mmap 1 --mmap-bytes 64M --mmap-file --hdd 1 --hdd-bytes 128M \
-	--timeout 45s --metrics-brief --temp-path /mnt/scratch $extra) >"$out" 2>&1 || rc=$?
+	--timeout 150s --metrics-brief --temp-path /mnt/scratch $extra) >"$out" 2>&1 || rc=$?
 sed 's/^stress-ng: //' "$out" | tail -n 20
 # stress-ng 0.15 (Debian 12) ends a good run with "successful run
 # completed"; a failed or untrustworthy stressor is reported on a line of
@@ -47,11 +51,23 @@ sed 's/^stress-ng: //' "$out" | tail -n 20
 done_ok=0
 grep -q 'successful run completed' "$out" && done_ok=1
 bad=$(grep -Ei 'fail|untrustworthy' "$out" | grep -Ev '(failed|untrustworthy): 0( |$)' || true)
+# bogo ops of a stressor from --metrics-brief ("metrc: [PID] NAME OPS ..."),
+# empty when the line is missing.
+ops() {
+	awk -v s="$1" '{ for (i = 1; i + 2 <= NF; i++)
+		if ($i ~ /^\[[0-9]+\]$/ && $(i + 1) == s && $(i + 2) ~ /^[0-9]+$/) { print $(i + 2); exit } }' "$out"
+}
+ops_vm=$(ops vm) ops_mmap=$(ops mmap) ops_hdd=$(ops hdd)
 rm -f "$out"
 pswp1=$(vm pswpout)
 pswp=$((pswp1 - pswp0))
 [ "$rc" -eq 0 ] || fail "expected stress-ng to exit 0, it exited $rc"
 [ "$done_ok" = 1 ] || fail "expected stress-ng to report 'successful run completed', it did not (output above)"
 [ -z "$bad" ] || fail "expected no failed or untrustworthy stressor, stress-ng said: $bad"
-echo "pswpout +$pswp"
+echo "bogo ops: vm ${ops_vm:-none} mmap ${ops_mmap:-none} hdd ${ops_hdd:-none}; pswpout +$pswp"
+for st in vm mmap hdd; do
+	eval "n=\${ops_$st:-}"
+	[ -n "$n" ] || fail "expected a --metrics-brief line for the $st stressor, saw none (output above)"
+	[ "$n" -gt 0 ] || fail "expected the $st stressor to complete at least one bogo op (for vm: one verified pass), saw $n"
+done
 [ "$pswp" -gt 0 ] || fail "expected the vm workers to be swapped out (pswpout > 0), saw +$pswp"
