@@ -33,8 +33,10 @@
 # zone within the node).  The module and
 # mlock-hog let go before the test ends; the runner checks the books
 # after the test (tests/lib/books.sh).
-# Fault: INJECT=hog-wrongzone requests Normal pages where DMA32 pages are
-# expected, so the zone check must fail.
+# Fault: INJECT=hog-wrongzone requests pages of the zone above the
+# constrained one (Normal where DMA32 pages are expected; on movable,
+# GFP_HIGHUSER_MOVABLE pages, which may come from Movable, where Normal
+# ones are), so the zone check must fail on every topology.
 # shellcheck disable=SC3040 # busybox ash has pipefail
 set -eu -o pipefail
 # shellcheck source=tests/lib/guest.sh
@@ -109,7 +111,10 @@ delta() {
 }
 s0=$(vm_sum pgsteal_kswapd pgsteal_direct)
 if inject hog-wrongzone; then
-	req=normal
+	case $req in
+	normal) req=movable ;;
+	*) req=normal ;;
+	esac
 fi
 taskset 1 sh -c "echo '$req $want' >$hog" || fail "writing '$req $want' to $hog failed"
 # "held DMA DMA32 Normal Movable total requested failed"

@@ -10,6 +10,9 @@
  *         the allocation may reclaim but only from zones up to that one;
  *         stops at the first failure.  __GFP_NOWARN keeps a failure off
  *         the console, __GFP_RETRY_MAYFAIL keeps the OOM killer out.
+ *         "movable N" uses GFP_HIGHUSER_MOVABLE instead, so the pages may
+ *         come from ZONE_MOVABLE (only for an injected fault: the module
+ *         cannot migrate what it holds).
  *   write "free": release every held page; "free N": release the N
  *         pages taken last (fewer if fewer are held).
  *   read: "held DMA DMA32 Normal Movable total requested failed" counts of
@@ -92,6 +95,8 @@ static ssize_t hog_write(struct file *file, const char __user *ubuf,
 		gfp |= __GFP_DMA;
 	else if (!strcmp(zone, "dma32"))
 		gfp |= __GFP_DMA32;
+	else if (!strcmp(zone, "movable"))
+		gfp = GFP_HIGHUSER_MOVABLE | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
 	else if (strcmp(zone, "normal")) {
 		mutex_unlock(&hog_lock);
 		return -EINVAL;
