@@ -24,6 +24,16 @@
 #     shrink_node() per zone until "by default have direct reclaim only
 #     shrink once per node", once per node from it on, always with the
 #     node as its first argument.
+# A second kprobe on vmpressure_prio(), which do_try_to_free_pages() calls
+# once at the start of every priority pass, cuts each pair into passes,
+# and a pass "repeats" when it calls the probed function twice with the
+# same first argument.  On uma one node always is one node, so this is
+# what tells the per-node steps apart:
+#   before the per-node patch: no pass repeats (each zone once a pass);
+#   from it to "by default have direct reclaim only shrink once per
+#     node": at least 90 % of the passes that reclaimed repeat (the node
+#     once for every eligible zone);
+#   from that patch on: no pass repeats (the node once a pass).
 # A trace buffer that overran fails the test (the counts would be short).
 # Injected fault: direct-zones-swap checks every step against the other
 # expectation (zone for node and node for zone), so it must fail at
@@ -53,8 +63,15 @@ if applied mm-vmscan-begin-reclaiming-pages-on-a-per-node-basis.patch; then
 else
 	want=zone
 fi
+# Whether a pass may call the unit function twice for one unit.
+if [ $want = node ] && ! applied mm-vmscan-by-default-have-direct-reclaim-only-shrink-once-per-node.patch; then
+	repeat=yes
+else
+	repeat=no
+fi
 if inject direct-zones-swap; then
 	case $want in zone) want=node ;; node) want=zone ;; esac
+	case $repeat in yes) repeat=no ;; no) repeat=yes ;; esac
 fi
 
 out=/tmp/direct-zones
@@ -64,7 +81,9 @@ cleanup() {
 	echo 0 >"$ev/mm_vmscan_direct_reclaim_begin/enable" 2>/dev/null || true
 	echo 0 >"$ev/mm_vmscan_direct_reclaim_end/enable" 2>/dev/null || true
 	echo 0 >"$tr/events/nodelru/unit/enable" 2>/dev/null || true
+	echo 0 >"$tr/events/nodelru/pass/enable" 2>/dev/null || true
 	echo '-:nodelru/unit' >>"$tr/kprobe_events" 2>/dev/null || true
+	echo '-:nodelru/pass' >>"$tr/kprobe_events" 2>/dev/null || true
 	: >"$tr/trace" 2>/dev/null || true
 	echo "$bufkb" >"$tr/buffer_size_kb" 2>/dev/null || true
 	echo 1 >"$tr/tracing_on" 2>/dev/null || true
@@ -75,12 +94,16 @@ trap cleanup EXIT
 echo "p:nodelru/unit $fn unit=%di:x64" >>"$tr/kprobe_events" ||
 	fail "could not place a kprobe on $fn"
 echo 'comm != "kswapd0"' >"$tr/events/nodelru/unit/filter"
+echo 'p:nodelru/pass vmpressure_prio' >>"$tr/kprobe_events" ||
+	fail "could not place a kprobe on vmpressure_prio (the start of each priority pass of direct reclaim)"
+echo 'comm != "kswapd0"' >"$tr/events/nodelru/pass/filter"
 echo 8192 >"$tr/buffer_size_kb"
 : >"$tr/trace"
 echo 1 >"$ev/mm_vmscan_direct_reclaim_begin/enable"
 echo 1 >"$ev/mm_vmscan_direct_reclaim_end/enable"
 echo 1 >"$tr/events/nodelru/unit/enable"
-echo "kernel $release (step $step, $end); kprobe on $fn; expect $want reclaim; load: pressure-smoke"
+echo 1 >"$tr/events/nodelru/pass/enable"
+echo "kernel $release (step $step, $end); kprobe on $fn; expect $want reclaim, passes repeating a unit: $repeat; load: pressure-smoke"
 rc=0
 /tests/pressure-smoke heavy >"$out.load" 2>&1 || rc=$?
 echo 0 >"$tr/tracing_on"
@@ -101,7 +124,14 @@ awk '
 		sub(/.*-/, "", s)
 		pid = s
 	}
-	/ mm_vmscan_direct_reclaim_begin:/ { open[pid] = 1; hits[pid] = 0; nd[pid] = 0; next }
+	# endpass PID: count the pass of PID that ends here
+	function endpass(p,   k, q) {
+		if (pcalls[p] > 0) { cpasses++; if (prep[p]) rpasses++ }
+		for (k in pseen) { split(k, q, SUBSEP); if (q[1] == p) delete pseen[k] }
+		pcalls[p] = 0; prep[p] = 0
+	}
+	/ mm_vmscan_direct_reclaim_begin:/ { open[pid] = 1; hits[pid] = 0; nd[pid] = 0; endpass(pid); next }
+	/ pass: / { if (pid in open) { endpass(pid); passes++ }; next }
 	/ unit: / {
 		if (!(pid in open)) next
 		u = $0
@@ -109,10 +139,14 @@ awk '
 		sub(/ .*/, "", u)
 		hits[pid]++
 		if (!((pid, u) in seen)) { seen[pid, u] = 1; nd[pid]++; units[u] = 1 }
+		pcalls[pid]++
+		if ((pid, u) in pseen) prep[pid] = 1
+		pseen[pid, u] = 1
 		next
 	}
 	/ mm_vmscan_direct_reclaim_end:/ {
 		if (!(pid in open)) next
+		endpass(pid)
 		pairs++
 		if (hits[pid] == 0) none++
 		else if (nd[pid] == 1) one++
@@ -125,10 +159,11 @@ awk '
 	END {
 		n = 0
 		for (u in units) n++
-		printf "%d %d %d %d %d %d %d\n", pairs, none, one, several, most, calls, n
+		printf "%d %d %d %d %d %d %d %d %d %d\n", pairs, none, one, several, most, calls, n, passes, cpasses, rpasses
 	}
 ' "$out.trace" >"$out.counts"
-read -r pairs none one several most calls units <"$out.counts"
+read -r pairs none one several most calls units passes cpasses rpasses <"$out.counts"
+echo "priority passes: $passes; with a call of $fn: $cpasses; of them repeating a unit: $rpasses"
 echo "direct reclaims (begin/end pairs): $pairs; of them passing over no $fn call: $none, one unit: $one, two or more: $several; most units in one: $most; $calls calls of $fn in all, on $units distinct units"
 [ "$pairs" -gt 0 ] || fail "expected direct reclaim during the load (mm_vmscan_direct_reclaim_begin/end), saw none"
 hit=$((one + several))
@@ -143,5 +178,16 @@ node)
 	[ "$several" -eq 0 ] ||
 		fail "step $step: expected every direct reclaim to pass over one node (uma), saw $several of $hit over two or more"
 	[ "$fn" = shrink_node ] || fail "step $step: expected the probe on shrink_node, the kernel has $fn"
+	;;
+esac
+[ "$cpasses" -gt 0 ] || fail "expected priority passes (vmpressure_prio) with calls of $fn inside direct reclaim, saw none of $passes"
+case $repeat in
+yes)
+	[ $((rpasses * 10)) -ge $((cpasses * 9)) ] ||
+		fail "step $step: expected at least 90 % of the $cpasses passes to call $fn more than once for the node (once per eligible zone), saw $rpasses"
+	;;
+no)
+	[ "$rpasses" -eq 0 ] ||
+		fail "step $step: expected no pass to call $fn twice for one unit (each $want once a pass), saw $rpasses of $cpasses"
 	;;
 esac
