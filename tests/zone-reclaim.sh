@@ -64,7 +64,9 @@
 # pages alone.  The mode 1 figures include pgsteal_kswapd to show that
 # kswapd stayed out.
 # Faults: INJECT=zone-reclaim-skip adds the file's page count to the skips
-# as read, so the node end's bound must fail; INJECT=zone-reclaim-mapped
+# as read, so the zone end's zero and the node end's bound must fail (the
+# steps from the lists patch to "mm: convert zone_reclaim to node_reclaim"
+# report skips only, so there it cannot); INJECT=zone-reclaim-mapped
 # takes one page off the resident count map-hold reports after the read,
 # so the mapped-pages check must fail.  (Running the read with
 # RECLAIM_UNMAP instead is no reliable fault: the first scan of a mapped
