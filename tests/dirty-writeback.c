@@ -31,8 +31,10 @@
  * file read back from disk and verified; the file is removed.
  *
  * Pass: every sample within the bound (global and per node), at least 10
- * samples taken, dirty pages seen at all (the sampler saw the write), data
- * intact.  The runner checks the books after the test (tests/lib/books.sh).
+ * samples taken, dirty pages seen at all (the sampler saw the write) and
+ * at least 0.30 of the threshold reached at some sample (no writeback
+ * starts below the background threshold, 0.40 of it: a write that never
+ * got near the limit tests no bound), data intact.  The runner checks the books after the test (tests/lib/books.sh).
  *
  * Injected fault: dirty-limit uses an eighth of the threshold as the
  * bound, which a throttled writer exceeds; the check must fail.
@@ -290,6 +292,15 @@ static void check_samples(const struct samples *s)
 	if (s->max_global <= 0)
 		test_fail("the sampler never saw dirty pages: expected nr_dirty + nr_writeback > 0, saw %lld",
 			  s->max_global);
+	/*
+	 * Nothing is written back before the background threshold (2/5 of
+	 * the dirty threshold here; periodic writeback waits for 30 s old
+	 * pages), so the write must bring dirty + writeback to at least
+	 * 3/10 of the threshold: else the bound was never tested.
+	 */
+	if (s->max_ratio < 0.3)
+		test_fail("expected the write to bring nr_dirty + nr_writeback to at least 0.30 of nr_dirty_threshold (the background threshold is 0.40), saw at most %.2f",
+			  s->max_ratio);
 	if (s->over)
 		test_fail("dirty limit exceeded in %ld of %ld readings (%ld samples of /proc/vmstat and %d node(s)); first: %s",
 			  s->over, s->samples * (1 + nr_nodes), s->samples,
