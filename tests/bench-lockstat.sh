@@ -47,8 +47,10 @@ in_cg() {
 		"$@"
 	fi
 }
-echo 0 >/proc/lock_stat
 bench_begin lockstat
+# Cleared after bench_begin's settle step, whose drop_caches and
+# compaction would count otherwise.
+echo 0 >/proc/lock_stat
 # Readers stop when the time is up, even in the middle of a file.
 # shellcheck disable=SC2016 # $0 expands in the inner shell
 reader() { in_cg "$1" timeout -s KILL "$secs" sh -c 'while :; do cat "$0" >/dev/null; done' "$f" || true; }

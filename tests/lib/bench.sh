@@ -91,11 +91,53 @@ bench_unshrink() {
 
 BENCH_SAMPLED="pgscan_kswapd pgscan_direct pgsteal_kswapd pgsteal_direct pswpin pswpout allocstall_dma32 allocstall_normal allocstall_movable"
 
-# bench_begin NAME: record the multi-gen LRU's state, snapshot /proc/vmstat
-# and start the 1 Hz sampler.
+# kswapd's CPU time, all kswapd threads, in clock ticks (utime + stime).
+bench_kswapd_ticks() {
+	t=0
+	for p in /proc/[0-9]*; do
+		case $(cat "$p/comm" 2>/dev/null) in
+		kswapd*) t=$((t + $(awk '{ print $14 + $15 }' "$p/stat" 2>/dev/null || echo 0))) ;;
+		esac
+	done
+	echo "$t"
+}
+
+# bench_settle NAME: the same start for every workload, whatever ran
+# before it in the boot: write back and drop the page cache, compact
+# memory, and wait (at most 60 s) until kswapd has used no CPU for two
+# seconds running.  Prints "bench-settle: NAME SECONDS KSWAPD_IDLE".
+bench_settle() {
+	_t0=$(date +%s)
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	[ ! -w /proc/sys/vm/compact_memory ] || echo 1 >/proc/sys/vm/compact_memory
+	_idle=0
+	_last=$(bench_kswapd_ticks)
+	while [ $(($(date +%s) - _t0)) -lt 60 ]; do
+		sleep 1
+		_now=$(bench_kswapd_ticks)
+		if [ "$_now" = "$_last" ]; then
+			_idle=$((_idle + 1))
+			[ "$_idle" -lt 2 ] || break
+		else
+			_idle=0
+		fi
+		_last=$_now
+	done
+	echo "bench-settle: $1 $(($(date +%s) - _t0)) $([ "$_idle" -ge 2 ] && echo idle || echo busy)"
+}
+
+# CPU time of the whole guest from /proc/stat: "USER SYSTEM" in ticks.
+bench_cpu_ticks() { awk '$1 == "cpu" { print $2 + $3, $4; exit }' /proc/stat; }
+
+# bench_begin NAME: settle (above), record the multi-gen LRU's state,
+# snapshot /proc/vmstat and the CPU times and start the 1 Hz sampler.
 bench_begin() {
+	bench_settle "$1"
 	echo "bench-lrugen: $1 $(bench_lrugen)"
 	sync
+	bench_kswapd_ticks >"/tmp/bench.$1.kswapd"
+	bench_cpu_ticks >"/tmp/bench.$1.cpu"
 	cp /proc/vmstat "/tmp/bench.$1.before"
 	cp /proc/zoneinfo "/tmp/bench.$1.zoneinfo"
 	date +%s >"/tmp/bench.$1.t0"
@@ -129,7 +171,14 @@ bench_end() {
 		"/tmp/bench.$1.before" /proc/vmstat
 	bench_zoneinfo "$1" "/tmp/bench.$1.zoneinfo" /proc/zoneinfo
 	echo "bench: $1 elapsed_s $(($(date +%s) - $(cat "/tmp/bench.$1.t0")))"
-	rm -f "/tmp/bench.$1.before" "/tmp/bench.$1.zoneinfo" "/tmp/bench.$1.t0" "/tmp/bench.$1.samples" "/tmp/bench.$1.sampler"
+	_hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+	echo "bench: $1 kswapd_cpu_s $(awk -v a="$(bench_kswapd_ticks)" -v hz="$_hz" '{ printf "%.2f", (a - $1) / hz }' "/tmp/bench.$1.kswapd")"
+	# shellcheck disable=SC2046 # two numbers
+	set -- "$1" $(bench_cpu_ticks)
+	awk -v w="$1" -v u="$2" -v s="$3" -v hz="$_hz" '{
+		printf "bench: %s user_s %.2f\nbench: %s system_s %.2f\n", w, (u - $1) / hz, w, (s - $2) / hz }' "/tmp/bench.$1.cpu"
+	rm -f "/tmp/bench.$1.before" "/tmp/bench.$1.zoneinfo" "/tmp/bench.$1.t0" "/tmp/bench.$1.samples" "/tmp/bench.$1.sampler" \
+		"/tmp/bench.$1.kswapd" "/tmp/bench.$1.cpu"
 }
 
 # bench_zoneinfo NAME BEFORE AFTER: the per-node and per-zone counters
