@@ -19,7 +19,7 @@
 #
 # Environment: KERNELS (default "zone node mglru": which of the three,
 # always run in that order; e.g. KERNELS="zone node" for the two ends
-# alone), ITER (default 3, or 1 with QUICK=1), QUICK=1 (smaller sizes and
+# alone), ITER (default 5, or 1 with QUICK=1), QUICK=1 (smaller sizes and
 # shorter runs: a smoke run of the whole pipeline; the lockstat run then
 # only happens for the debug kernels built already), TOPOS (one topology,
 # default uma: DMA32 and Normal on one node; the report compares the
@@ -53,7 +53,7 @@ flavor_of() { if [ "$1" = mglru ]; then echo "$2+mglru"; else echo "$2"; fi; }
 kname() { kernel_name "$(step_of "$1")" "$(flavor_of "$1" "$2")"; }
 quick=${QUICK:-0}
 iter=${ITER:-}
-[ -n "$iter" ] || { [ "$quick" = 1 ] && iter=1 || iter=3; }
+[ -n "$iter" ] || { [ "$quick" = 1 ] && iter=1 || iter=5; }
 case $iter in '' | *[!0-9]* | 0) die "ITER must be a positive number, not '$iter'" ;; esac
 [ -z "${TOPO:-}" ] || die "TOPO=$TOPO: make bench reads TOPOS, as every target does (TOPOS=$TOPO)"
 read -r -a topos <<<"${TOPOS:-uma}"
@@ -111,7 +111,9 @@ for ((i = 1; i <= iter; i++)); do
 		kernel=$(kname "$k" bench)
 		grep -q "^build $kernel ok" "$status" || continue
 		name=bench-$kernel-$i
-		boot "$name" "$kernel" bench
+		# The workloads in an order of their own in every iteration,
+		# the same for every kernel of it (the seed is the iteration).
+		SHUFFLE=$i boot "$name" "$kernel" bench
 		cp "$BUILD/runs/$name/results.ktap" "$out/raw/$k-$i.ktap" 2>/dev/null || true
 		cp "$BUILD/runs/$name/qemu.cmd" "$out/meta/qemu-$k.cmd" 2>/dev/null || true
 		if [ "$rc" = 0 ]; then

@@ -126,6 +126,7 @@ mkfs.ext4 -q -F -L scratch "$run/scratch.img" >/dev/null 2>"$run/mkfs.log" ||
 append="console=ttyS0 panic=-1 oops=panic loglevel=6 nodelru.topo=$topo nodelru.tests=$tests"
 [ -z "${INJECT:-}" ] || append="$append nodelru.inject=$INJECT"
 [ "${QUICK:-0}" != 1 ] || append="$append nodelru.quick=1"
+[ -z "${SHUFFLE:-}" ] || append="$append nodelru.shuffle=$SHUFFLE"
 # One socket per CPU, so that a NUMA node never splits a cache domain.
 qemu=(qemu-system-x86_64 -M q35 -accel "$accel" -m "${mem}M"
 	-smp "$smp,sockets=$smp,cores=1,threads=1"
