@@ -1082,11 +1082,21 @@ def anon_section(rep, vmfig):
                            ("pass1_pswpout", "pass2_pswpin"))
 
 
-def hotcold_section(rep, vmfig, bench):
-    """9. Hot set and cold stream: how much of the hot set survives."""
+HOTCOLD = {
+    "hotcold": "## 9. Hot set and cold stream (hot: 2/5 of RAM, half anon, "
+               "half file, used again after each 1/16 of a cold file of 3/2 "
+               "RAM)\n",
+    "hotcold-tight": "## 10. Hot set and cold stream, tight (hot: 0.55 of RAM, "
+                     "half anon, half file, used again after each chunk of "
+                     "0.6 of RAM of the cold stream, 8 rounds: hot set and "
+                     "chunk exceed RAM)\n",
+}
+
+
+def hotcold_section(rep, vmfig, bench, key="hotcold"):
+    """9, 10. Hot set and cold stream: how much of the hot set survives."""
     d = rep.d
-    md = ["## 9. Hot set and cold stream (hot: 2/5 of RAM, half anon, half "
-          "file, used again after each 1/16 of a cold file of 3/2 RAM)\n"]
+    md = [HOTCOLD[key]]
     md.append("Counted page by page before each use of the hot set: "
               "`hot_file_missing_pages` (mincore()) and "
               "`hot_anon_swapped_pages` (/proc/self/pagemap), summed over the "
@@ -1116,24 +1126,24 @@ def hotcold_section(rep, vmfig, bench):
                       ("rounds_oom_kill", Fig(LOWER)),
                       ("pages_verified", Fig(NONE)),
                       ("rounds_s", Fig(LOWER, tcg=True))):
-        r = rvals(d, "hotcold", name)
+        r = rvals(d, key, name)
         if r:
             rows.append((name, r, fig))
-    return counted_section(rep, vmfig, md, rows, "hotcold",
+    return counted_section(rep, vmfig, md, rows, key,
                            ("hot_survival_pct", "hot_file_reread_pages",
                             "hot_anon_majflt"),
-                           extra=lambda: hotcold_plot(rep, bench))
+                           extra=lambda: hotcold_plot(rep, bench, key))
 
 
-def hotcold_plot(rep, bench):
+def hotcold_plot(rep, bench, key="hotcold"):
     """Survival of the hot set per round, mean over the iterations."""
     d = rep.d
     plotted = []
     for k in rep.kernels:
-        rounds = d.rounds.get((k, "hotcold"), {})
+        rounds = d.rounds.get((k, key), {})
         if not rounds:
             continue
-        with open(os.path.join(bench, "data", "hotcold-rounds-%s.tsv" % k),
+        with open(os.path.join(bench, "data", "%s-rounds-%s.tsv" % (key, k)),
                   "w") as out:
             out.write("round\thot_survival_pct\tfile_missing\tanon_swapped\n")
             for r in sorted(rounds):
@@ -1148,17 +1158,17 @@ def hotcold_plot(rep, bench):
                     statistics.fmean(x[2] for x in v)))
         plotted.append(k)
     if plotted and gnuplot("""set terminal png size 640,400
-set output 'plots/hotcold-survival.png'
+set output 'plots/%s-survival.png'
 set title 'Hot set found in memory before each use (mean over iterations)'
-set xlabel 'round (1/16 of the cold stream each)'
+set xlabel 'round (one chunk of the cold stream each)'
 set ylabel 'percent of the hot set'
 set yrange [0:105]
 set key bottom left
 plot %s
-""" % ", \\\n     ".join(
-            "'data/hotcold-rounds-%s.tsv' using 1:2 with linespoints title '%s'"
-            % (k, k) for k in plotted), bench):
-        return ["\n![hot set survival](plots/hotcold-survival.png)\n"]
+""" % (key, ", \\\n     ".join(
+            "'data/%s-rounds-%s.tsv' using 1:2 with linespoints title '%s'"
+            % (key, k, k) for k in plotted)), bench):
+        return ["\n![hot set survival](plots/%s-survival.png)\n" % key]
     return []
 
 
@@ -1243,7 +1253,8 @@ def main():
                         lockstat_section(rep),
                         reread_section(rep, vmfig),
                         anon_section(rep, vmfig),
-                        hotcold_section(rep, vmfig, bench)):
+                        hotcold_section(rep, vmfig, bench),
+                        hotcold_section(rep, vmfig, bench, "hotcold-tight")):
         body += lines
         headline += rows
     md += summary_section(rep, headline) + body

@@ -4,7 +4,7 @@
  * used over and over while a cold file larger than RAM streams past once;
  * how much of the hot set survives, counted page by page.
  *
- *   hot-cold DIR HOT_ANON_MIB HOT_FILE_MIB COLD_MIB ROUNDS
+ *   hot-cold DIR HOT_ANON_MIB HOT_FILE_MIB COLD_MIB ROUNDS [NAME]
  *
  * Set-up: DIR/hot-cold.hot, HOT_FILE_MIB MiB of the per-page pattern,
  * written and fsynced; DIR/hot-cold.cold, a sparse file of COLD_MIB MiB
@@ -26,7 +26,10 @@
  * At the end every word of the hot set is checked.  These counts are the
  * same thing on every kernel, whatever its LRU counts in /proc/vmstat.
  *
- * Prints (bench-report.py reads these):
+ * NAME (default hotcold) names the workload in every line printed, so
+ * that one boot can run several sizes (bench-hotcold.sh: hotcold and
+ * hotcold-tight).
+ * Prints (bench-report.py reads these; "hotcold" is NAME):
  *   bench: hotcold hot_anon_pages M, hot_file_pages N, cold_mib, rounds
  *   bench: hotcold hot_file_missing_pages F   sum over rounds of step 2
  *   bench: hotcold hot_anon_swapped_pages S   sum over rounds of step 2
@@ -124,13 +127,15 @@ int main(int argc, char **argv)
 	struct counters before, after;
 	char hot_path[512], cold_path[512];
 	long long majflt = 0;
+	const char *name;
 	struct hot h;
 	int cold;
 
-	if (argc != 6) {
-		fprintf(stderr, "usage: hot-cold DIR HOT_ANON_MIB HOT_FILE_MIB COLD_MIB ROUNDS\n");
+	if (argc != 6 && argc != 7) {
+		fprintf(stderr, "usage: hot-cold DIR HOT_ANON_MIB HOT_FILE_MIB COLD_MIB ROUNDS [NAME]\n");
 		return 2;
 	}
+	name = argc == 7 ? argv[6] : "hotcold";
 	page_size = sysconf(_SC_PAGESIZE);
 	words = page_size / 8;
 	anon_mib = strtoull(argv[2], NULL, 0);
@@ -168,10 +173,10 @@ int main(int argc, char **argv)
 	cold = open(cold_path, O_RDONLY | O_NOATIME);
 	if (cold < 0)
 		test_fail("cannot open %s: %s", cold_path, strerror(errno));
-	bench_ll("hotcold", "hot_anon_pages", h.anon_pages);
-	bench_ll("hotcold", "hot_file_pages", h.file_pages);
-	bench_ll("hotcold", "cold_mib", per_round * rounds);
-	bench_ll("hotcold", "rounds", rounds);
+	bench_ll(name, "hot_anon_pages", h.anon_pages);
+	bench_ll(name, "hot_file_pages", h.file_pages);
+	bench_ll(name, "cold_mib", per_round * rounds);
+	bench_ll(name, "rounds", rounds);
 	note("hot set: %zu MiB anon + %zu MiB file; cold stream %zu MiB in %zu rounds",
 	     anon_mib, file_mib, per_round * rounds, rounds);
 
@@ -199,28 +204,28 @@ int main(int argc, char **argv)
 			worst = s;
 		majflt += touch_anon(&h);
 		reread += touch_file(&h);
-		printf("bench-round: hotcold %zu %zu %zu %zu %zu\n", r, fmiss,
+		printf("bench-round: %s %zu %zu %zu %zu %zu\n", name, r, fmiss,
 		       h.file_pages, swapped, h.anon_pages);
 	}
-	bench_dbl("hotcold", "rounds_s", elapsed() - t0);
+	bench_dbl(name, "rounds_s", elapsed() - t0);
 	bench_vm_read(&after);
-	bench_vm_print("hotcold", "rounds", &before, &after);
-	bench_ll("hotcold", "hot_file_missing_pages", miss_file);
-	bench_ll("hotcold", "hot_anon_swapped_pages", swapped_anon);
-	bench_ll("hotcold", "hot_file_reread_pages", reread);
-	bench_ll("hotcold", "hot_anon_majflt", majflt);
-	bench_dbl("hotcold", "hot_survival_pct",
+	bench_vm_print(name, "rounds", &before, &after);
+	bench_ll(name, "hot_file_missing_pages", miss_file);
+	bench_ll(name, "hot_anon_swapped_pages", swapped_anon);
+	bench_ll(name, "hot_file_reread_pages", reread);
+	bench_ll(name, "hot_anon_majflt", majflt);
+	bench_dbl(name, "hot_survival_pct",
 		  100.0 - pct(miss_file + swapped_anon,
 			      (double)rounds * (h.anon_pages + h.file_pages)));
-	bench_dbl("hotcold", "hot_file_survival_pct",
+	bench_dbl(name, "hot_file_survival_pct",
 		  100.0 - pct(miss_file, (double)rounds * h.file_pages));
-	bench_dbl("hotcold", "hot_anon_survival_pct",
+	bench_dbl(name, "hot_anon_survival_pct",
 		  100.0 - pct(swapped_anon, (double)rounds * h.anon_pages));
-	bench_dbl("hotcold", "worst_round_survival_pct", worst);
+	bench_dbl(name, "worst_round_survival_pct", worst);
 
 	verify_pages("hot anon", h.anon, h.anon_pages, SEED_ANON);
 	pattern_file_verify(hot_path, file_mib << 20, SEED_FILE);
-	bench_ll("hotcold", "pages_verified", h.anon_pages + h.file_pages);
+	bench_ll(name, "pages_verified", h.anon_pages + h.file_pages);
 	note("hot set intact: %zu anon and %zu file pages", h.anon_pages,
 	     h.file_pages);
 	close(cold);
