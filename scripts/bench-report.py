@@ -110,6 +110,8 @@ class Data:
         self.results = {}    # (workload, metric) -> kernel -> [values]
         self.vmstat = {}     # workload -> kernel -> [ {counter: delta} ]
         self.samples = {}    # (kernel, iter, workload) -> (header, rows)
+        # (kernel, iter, workload) -> zone -> [(t, lru pages, free)]
+        self.zsamples = {}
         self.raw = {k: [] for k in KERNELS}   # stutter latencies, pooled
         self.ktap = {}       # (kernel, iter) -> [(ok, name, detail)]
         self.bonnie = {}     # kernel -> [csv fields]
@@ -195,6 +197,13 @@ def load(bench):
                     hdr[:] = f[2:]
                 else:
                     rows.append([int(x) for x in f[1:]])
+            elif tag == "bench-zonesample" and len(f) == 8:
+                try:
+                    v = [int(x) for x in f[3:]]
+                except ValueError:
+                    continue
+                d.zsamples.setdefault((kern, it, f[0]), {}).setdefault(
+                    f[2], []).append((int(f[1]), sum(v[:4]), v[4]))
             elif tag == "bench-counter" and len(f) == 5:
                 try:
                     d.counters.setdefault((kern, it, f[0]), {})[(f[1], f[2])] = (
@@ -846,6 +855,7 @@ def stutter_section(rep, vmfig, bench):
     md += stutter_plots(rep, bench)
     md.append("")
     md += zone_lru_table(rep, "stutter")
+    md += zone_lru_plot(rep, bench, "stutter")
     return md, headline
 
 
@@ -1132,7 +1142,8 @@ def hotcold_section(rep, vmfig, bench, key="hotcold"):
     return counted_section(rep, vmfig, md, rows, key,
                            ("hot_survival_pct", "hot_file_reread_pages",
                             "hot_anon_majflt"),
-                           extra=lambda: hotcold_plot(rep, bench, key))
+                           extra=lambda: hotcold_plot(rep, bench, key) +
+                           zone_lru_plot(rep, bench, key))
 
 
 def hotcold_plot(rep, bench, key="hotcold"):
@@ -1284,6 +1295,49 @@ def write_counters(d, data):
 
 LRU_ZONE = ("nr_zone_inactive_anon", "nr_zone_active_anon",
             "nr_zone_inactive_file", "nr_zone_active_file", "nr_free_pages")
+
+
+def zone_lru_plot(rep, bench, workload):
+    """LRU pages of every zone over the workload's first iteration, one
+    panel per kernel: data/zonelru-WORKLOAD-KERNEL.tsv and its plot."""
+    d = rep.d
+    panels = []
+    for k in rep.kernels:
+        zs = d.zsamples.get((k, 1, workload))
+        if not zs:
+            continue
+        zones = sorted(zs)
+        times = sorted({t for z in zones for t, _, _ in zs[z]})
+        if len(times) < 2:
+            continue
+        by = {z: {t: lru for t, lru, _ in zs[z]} for z in zones}
+        name = "zonelru-%s-%s.tsv" % (workload, k)
+        with open(os.path.join(bench, "data", name), "w") as out:
+            out.write("t\t%s\n" % "\t".join(zones))
+            for t in times:
+                out.write("%d\t%s\n" % (t, "\t".join(
+                    str(by[z].get(t, "")) for z in zones)))
+        panels.append((k, name, zones))
+    if not panels:
+        return []
+    plots = []
+    for k, name, zones in panels:
+        plots.append("set title '%s'\nplot %s" % (k, ", \\\n     ".join(
+            "'data/%s' using 1:%d with lines title '%s'" % (name, i + 2, z)
+            for i, z in enumerate(zones))))
+    if gnuplot("""set terminal png size %d,400
+set output 'plots/zonelru-%s.png'
+set multiplot layout 1,%d title '%s, first iteration: LRU pages per zone (1 Hz samples)'
+set xlabel 'seconds (TCG)'
+set ylabel 'pages on the LRU lists'
+set key top left
+%s
+unset multiplot
+""" % (420 * len(panels), workload, len(panels), workload,
+           "\n".join(plots)), bench):
+        return ["\n![LRU pages per zone over time, %s](plots/zonelru-%s.png)\n"
+                % (workload, workload)]
+    return []
 
 
 def zone_lru_table(rep, workload):

@@ -40,6 +40,10 @@ ok 1 bench-alloc
 # bench-sample: stutter 0 100 0 50
 # bench-sample: stutter 1 200 10 150
 # bench-sample: stutter 2 400 10 300
+# bench-zonesample: stutter 0 node0/DMA32 10 20 30 40 500
+# bench-zonesample: stutter 0 node0/Normal 1 2 3 4 50
+# bench-zonesample: stutter 1 node0/DMA32 20 20 30 40 400
+# bench-zonesample: stutter 1 node0/Normal 2 2 3 4 40
 # bench-vmstat: stutter pgscan_kswapd $5
 # bench-vmstat: stutter pgsteal_kswapd $6
 # bench: stutter elapsed_s 100
@@ -79,6 +83,9 @@ check "Welch: no spread and different means is not tested (None)" \
 check "Benjamini-Hochberg: 0.01 0.04 0.03 0.2 -> 0.04 0.0533 0.0533 0.2" \
 	[ "$(stat "' '.join('%.4f' % q for q in m.bh_adjust([0.01, 0.04, 0.03, 0.2]))")" = "0.0400 0.0533 0.0533 0.2000" ]
 check "report.md written" [ -s "$r" ]
+# LRU pages per zone over time: t, then DMA32 and Normal (sum of the four lists).
+check "per-zone LRU samples: data/zonelru-stutter-zone.tsv" \
+	[ "$(tr '\t' ' ' <"$work/data/zonelru-stutter-zone.tsv" 2>/dev/null)" = "$(printf 't node0/DMA32 node0/Normal\n0 100 10\n1 110 11')" ]
 # DMA32 share: zone 600/900 and 700/1050 = 66.67 %; node 0 %.
 check "DMA32 share from pgalloc: zone 66.7 ± 0, node 0" has "| DMA32 share of allocations (%) | 66.7 ± 0 | 0 ± 0 | 0.000 ± 0.000 differs, no spread (untested) |"
 # kswapd efficiency 80 % both zone iterations; node 99 %.

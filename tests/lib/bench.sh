@@ -4,6 +4,9 @@
 #   bench: WORKLOAD METRIC VALUE            a result of the workload
 #   bench-vmstat: WORKLOAD COUNTER DELTA    /proc/vmstat moved (non-zero only)
 #   bench-sample: WORKLOAD T COUNTERS...    1 Hz samples of the reclaim counters
+#   bench-zonesample: WORKLOAD T nodeN/ZONE INACTIVE_ANON ACTIVE_ANON
+#                     INACTIVE_FILE ACTIVE_FILE FREE
+#                                           1 Hz, every populated zone
 #   bench-counter: WORKLOAD SCOPE COUNTER BEFORE AFTER
 #                                           every /proc/zoneinfo counter;
 #                                           SCOPE is nodeN (per-node stats) or
@@ -152,6 +155,24 @@ bench_begin() {
 					for (i = 1; i <= n; i++) printf " %d", v[i]
 					printf "\n"
 				}' /proc/vmstat
+			# Each populated zone's LRU pages (both kinds, both
+			# lists) and free pages, every node.
+			awk -v t="$t" -v w="$1" '
+				$1 == "Node" { z = "node" $2 "/" $4; sub(",", "", z); order[++n] = z; next }
+				$1 == "pages" && $2 == "free" { free[z] = $3 }
+				$1 == "present" { present[z] = $2 }
+				$1 == "nr_zone_inactive_anon" { ia[z] = $2 }
+				$1 == "nr_zone_active_anon" { aa[z] = $2 }
+				$1 == "nr_zone_inactive_file" { fi[z] = $2 }
+				$1 == "nr_zone_active_file" { fa[z] = $2 }
+				END {
+					for (i = 1; i <= n; i++) {
+						z = order[i]
+						if (present[z] > 0)
+							printf "bench-zonesample: %s %d %s %d %d %d %d %d\n", w, t, z,
+								ia[z], aa[z], fi[z], fa[z], free[z]
+					}
+				}' /proc/zoneinfo
 			sleep 1
 			t=$((t + 1))
 		done
