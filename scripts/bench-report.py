@@ -53,8 +53,11 @@ DAGGER, ABSENT = "dagger", "absent"
 
 
 class Fig:
-    def __init__(self, pref, mg=None, tcg=False):
-        self.pref, self.mg, self.tcg = pref, mg, tcg
+    """rate: a rate (per second): its mean over the iterations is the
+    harmonic mean, as mmtests takes it, and the test is made on the
+    reciprocals (the time per unit), whose arithmetic mean that is."""
+    def __init__(self, pref, mg=None, tcg=False, rate=False):
+        self.pref, self.mg, self.tcg, self.rate = pref, mg, tcg, rate
 
 
 VM_FIGS = {
@@ -71,8 +74,8 @@ VM_FIGS = {
     "pages_examined_scan_refill": Fig(LOWER, DAGGER),
     "reclaimed_per_examined_pct": Fig(HIGHER, DAGGER),
     "reclaimed_per_scanned_less_skipped_pct": Fig(HIGHER, DAGGER),
-    "kswapd_velocity": Fig(NONE, DAGGER, tcg=True),
-    "direct_velocity": Fig(NONE, DAGGER, tcg=True),
+    "kswapd_velocity": Fig(NONE, DAGGER, tcg=True, rate=True),
+    "direct_velocity": Fig(NONE, DAGGER, tcg=True, rate=True),
     "percentage_direct_scans": Fig(LOWER, DAGGER),
     "pages_skipped_pgskip": Fig(LOWER),
     "pgskip_dma": Fig(LOWER),
@@ -322,14 +325,20 @@ def vm_figures(c, elapsed):
     return fig
 
 
-def stats(vals):
+def stats(vals, rate=False):
+    """n, mean, sd, min, max of the values; for a rate with every value
+    above 0 the mean is the harmonic mean and "recip" holds the stats of
+    the reciprocals, which the test uses."""
     vals = [v for v in vals if v is not None]
     if not vals:
         return None
-    mean = statistics.fmean(vals)
     sd = statistics.stdev(vals) if len(vals) > 1 else 0.0
-    return {"n": len(vals), "mean": mean, "sd": sd,
-            "min": min(vals), "max": max(vals)}
+    st = {"n": len(vals), "mean": statistics.fmean(vals), "sd": sd,
+          "min": min(vals), "max": max(vals)}
+    if rate and all(v > 0 for v in vals):
+        st["mean"] = statistics.harmonic_mean(vals)
+        st["recip"] = stats([1.0 / v for v in vals])
+    return st
 
 
 def fmt(x):
@@ -524,6 +533,8 @@ class Report:
         for o, b in self.pairs:
             if self.comparable(o, b, fig) or not st.get(b) or not st.get(o):
                 ps.append(None)
+            elif "recip" in st[b] and "recip" in st[o]:
+                ps.append(welch_p(st[b]["recip"], st[o]["recip"]))
             else:
                 ps.append(welch_p(st[b], st[o]))
         return ps
@@ -536,7 +547,7 @@ class Report:
         tsv = []
         kept = []
         for label, vals, fig in rows:
-            st = {k: stats(vals.get(k, [])) for k in self.kernels}
+            st = {k: stats(vals.get(k, []), fig.rate) for k in self.kernels}
             if any(st.values()):
                 kept.append((label, st, fig, self.pvalues(st, fig)))
         # One family per table: the Benjamini-Hochberg adjustment runs
@@ -681,7 +692,9 @@ def report_head(rep, meta, status):
               "workloads find in memory or not, counted directly), which "
               "come first in the summary.\n")
     md.append("Each cell is mean ± sample standard deviation over the "
-              "iterations.  A column `A/B` is the ratio of A's mean to B's, "
+              "iterations (for a rate, per second, the harmonic mean, as "
+              "mmtests takes it, tested on the reciprocals).  A column "
+              "`A/B` is the ratio of A's mean to B's, "
               "± its spread (the two relative deviations added in "
               "quadrature), or the difference `Δ` where B's mean is 0 or "
               "within one deviation of it, and a word for A against B.  "
@@ -807,7 +820,7 @@ def bonnie_section(rep, vmfig):
                     vals.setdefault(k, []).append(float(csv[idx]))
                 except (IndexError, ValueError):
                     pass    # skipped (quick mode) or "+++++" (too fast)
-        rows.append((label, vals, Fig(HIGHER, tcg=True)))
+        rows.append((label, vals, Fig(HIGHER, tcg=True, rate=True)))
     t, tsv = rep.table(rows)
     md.extend(t)
     headline = [r for r in tsv if r[0] in ("SeqOut Block KiB/s",
@@ -946,7 +959,7 @@ def fio_section(rep, vmfig):
         for rw in ("write", "read", "randwrite", "randread"):
             rows.append(("%s %d job%s" % (rw, jobs, "s" if jobs > 1 else ""),
                          rvals(d, "fio", "%s-%d_kibps" % (rw, jobs)),
-                         Fig(HIGHER, tcg=True)))
+                         Fig(HIGHER, tcg=True, rate=True)))
     t, tsv = rep.table(rows)
     md.extend(t)
     headline = [("fio " + r[0], *r[1:]) for r in tsv
