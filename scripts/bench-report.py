@@ -1152,6 +1152,11 @@ def hotcold_section(rep, vmfig, bench, key="hotcold"):
         r = rvals(d, key, name)
         if r:
             rows.append((name, r, fig))
+    # Survival of the hot anon pages by the zone they were in at their
+    # last use (hot-cold.c, from the page frames).
+    for w, name in sorted(d.results):
+        if w == key and name.startswith("hot_anon_survival_pct_node"):
+            rows.append((name, rvals(d, key, name), Fig(HIGHER)))
     return counted_section(rep, vmfig, md, rows, key,
                            ("hot_survival_pct", "hot_file_reread_pages",
                             "hot_anon_majflt"),

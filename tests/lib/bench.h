@@ -141,6 +141,86 @@ static inline void bench_pagemap(void *addr, size_t npages, size_t *present,
 	close(fd);
 }
 
+/* The populated zones of /proc/zoneinfo: "nodeN/ZONE", first pfn, pages. */
+#define BENCH_MAX_ZONES	16
+struct bench_zones {
+	int n;
+	char name[BENCH_MAX_ZONES][32];
+	unsigned long long start[BENCH_MAX_ZONES], spanned[BENCH_MAX_ZONES];
+};
+
+static inline void bench_zones_read(struct bench_zones *z)
+{
+	char line[256], zone[24];
+	unsigned long long v;
+	int node, cur = -1;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	if (!f)
+		test_fail("cannot open /proc/zoneinfo: %s", strerror(errno));
+	z->n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone %23s", &node, zone) == 2) {
+			cur = -1;
+			if (z->n == BENCH_MAX_ZONES)
+				continue;
+			cur = z->n++;
+			snprintf(z->name[cur], sizeof(z->name[cur]), "node%d/%s",
+				 node, zone);
+			z->start[cur] = z->spanned[cur] = 0;
+		} else if (cur >= 0 && sscanf(line, " spanned %llu", &v) == 1) {
+			z->spanned[cur] = v;
+		} else if (cur >= 0 && sscanf(line, " start_pfn: %llu", &v) == 1) {
+			z->start[cur] = v;
+		}
+	}
+	fclose(f);
+}
+
+/* The zone (index into Z) of a page frame, or -1. */
+static inline int bench_zone_of(const struct bench_zones *z,
+				unsigned long long pfn)
+{
+	int i;
+
+	for (i = 0; i < z->n; i++)
+		if (z->spanned[i] && pfn >= z->start[i] &&
+		    pfn < z->start[i] + z->spanned[i])
+			return i;
+	return -1;
+}
+
+/*
+ * The zone of each of the NPAGES anon pages at ADDR that is present, into
+ * ZONE_OF (-1: not present), by the page frame of /proc/self/pagemap
+ * (root: the frame numbers are zero otherwise).
+ */
+static inline void bench_page_zones(void *addr, size_t npages,
+				    const struct bench_zones *z,
+				    signed char *zone_of)
+{
+	static uint64_t ent[4096];
+	size_t page = sysconf(_SC_PAGESIZE), done = 0, n, i;
+	off_t off = (uintptr_t)addr / page * sizeof(uint64_t);
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		test_fail("cannot open /proc/self/pagemap: %s", strerror(errno));
+	while (done < npages) {
+		n = npages - done < 4096 ? npages - done : 4096;
+		if (pread(fd, ent, n * sizeof(uint64_t),
+			  off + done * sizeof(uint64_t)) !=
+		    (ssize_t)(n * sizeof(uint64_t)))
+			test_fail("short read of /proc/self/pagemap: %s",
+				  strerror(errno));
+		for (i = 0; i < n; i++)
+			zone_of[done + i] = ent[i] & PM_PRESENT_BIT ?
+				bench_zone_of(z, ent[i] & ((1ULL << 55) - 1)) : -1;
+		done += n;
+	}
+	close(fd);
+}
+
 /* An anon region of SIZE bytes in base pages (no THP), or a failed test. */
 static inline uint64_t *bench_anon(size_t size)
 {

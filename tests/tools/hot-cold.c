@@ -44,6 +44,13 @@
  *   bench: hotcold pages_verified N           hot pages checked at the end
  * and a line per round, before its use of the hot set:
  *   bench-round: hotcold ROUND FILE_MISSING FILE_PAGES ANON_SWAPPED ANON_PAGES
+ * and per round and zone, of the hot anon pages that were in that zone
+ * at their last use (page frame from /proc/self/pagemap, zone from the
+ * pfn ranges of /proc/zoneinfo), how many were still resident and how
+ * many swapped out when the round's stream had passed:
+ *   bench-zround: hotcold ROUND nodeN/ZONE KEPT LOST
+ * and over all rounds, for every zone that held hot anon pages:
+ *   bench: hotcold hot_anon_survival_pct_nodeN/ZONE P
  * Exit 1 with "FAIL: ..." when a word is wrong or
  * an anon page is neither resident nor in swap.
  *
@@ -130,6 +137,13 @@ int main(int argc, char **argv)
 	const char *name;
 	struct hot h;
 	int cold;
+	struct bench_zones zones;
+	signed char *zone_of;
+	size_t kept[BENCH_MAX_ZONES] = { 0 }, lost[BENCH_MAX_ZONES] = { 0 };
+	size_t rkept[BENCH_MAX_ZONES], rlost[BENCH_MAX_ZONES], pg;
+	signed char *now;
+	char metric[64];
+	int zi;
 
 	if (argc != 6 && argc != 7) {
 		fprintf(stderr, "usage: hot-cold DIR HOT_ANON_MIB HOT_FILE_MIB COLD_MIB ROUNDS [NAME]\n");
@@ -161,6 +175,11 @@ int main(int argc, char **argv)
 	sparse_create(cold_path, (per_round * rounds) << 20);
 	h.anon = bench_anon(anon_mib << 20);
 	fill_pages(h.anon, h.anon_pages, SEED_ANON);
+	bench_zones_read(&zones);
+	zone_of = malloc(h.anon_pages);
+	now = malloc(h.anon_pages);
+	if (!zone_of || !now)
+		test_fail("malloc failed");
 	if (injected("hot-cold-corrupt"))
 		h.anon[(h.anon_pages / 2) * words + 3] ^= 1ULL << 9;
 	h.fd = open(hot_path, O_RDONLY | O_NOATIME);
@@ -185,6 +204,7 @@ int main(int argc, char **argv)
 	touch_file(&h);
 	touch_anon(&h);
 	touch_file(&h);
+	bench_page_zones(h.anon, h.anon_pages, &zones, zone_of);
 
 	bench_vm_read(&before);
 	t0 = elapsed();
@@ -196,6 +216,26 @@ int main(int argc, char **argv)
 		if (present + swapped != h.anon_pages)
 			test_fail("round %zu: expected each of %zu hot anon pages resident or in swap, saw %zu resident and %zu in swap",
 				  r, h.anon_pages, present, swapped);
+		/* Of the pages each zone held at their last use: still there? */
+		bench_page_zones(h.anon, h.anon_pages, &zones, now);
+		memset(rkept, 0, sizeof(rkept));
+		memset(rlost, 0, sizeof(rlost));
+		for (pg = 0; pg < h.anon_pages; pg++) {
+			if (zone_of[pg] < 0)
+				continue;
+			if (now[pg] >= 0)
+				rkept[(int)zone_of[pg]]++;
+			else
+				rlost[(int)zone_of[pg]]++;
+		}
+		for (zi = 0; zi < zones.n; zi++) {
+			if (!rkept[zi] && !rlost[zi])
+				continue;
+			printf("bench-zround: %s %zu %s %zu %zu\n", name, r,
+			       zones.name[zi], rkept[zi], rlost[zi]);
+			kept[zi] += rkept[zi];
+			lost[zi] += rlost[zi];
+		}
 		miss_file += fmiss;
 		swapped_anon += swapped;
 		s = pct(h.anon_pages + h.file_pages - fmiss - swapped,
@@ -204,6 +244,7 @@ int main(int argc, char **argv)
 			worst = s;
 		majflt += touch_anon(&h);
 		reread += touch_file(&h);
+		bench_page_zones(h.anon, h.anon_pages, &zones, zone_of);
 		printf("bench-round: %s %zu %zu %zu %zu %zu\n", name, r, fmiss,
 		       h.file_pages, swapped, h.anon_pages);
 	}
@@ -222,6 +263,13 @@ int main(int argc, char **argv)
 	bench_dbl(name, "hot_anon_survival_pct",
 		  100.0 - pct(swapped_anon, (double)rounds * h.anon_pages));
 	bench_dbl(name, "worst_round_survival_pct", worst);
+	for (zi = 0; zi < zones.n; zi++) {
+		if (!kept[zi] && !lost[zi])
+			continue;
+		snprintf(metric, sizeof(metric), "hot_anon_survival_pct_%s",
+			 zones.name[zi]);
+		bench_dbl(name, metric, 100.0 - pct(lost[zi], kept[zi] + lost[zi]));
+	}
 
 	verify_pages("hot anon", h.anon, h.anon_pages, SEED_ANON);
 	pattern_file_verify(hot_path, file_mib << 20, SEED_FILE);
