@@ -1113,6 +1113,9 @@ HOTCOLD = {
                      "half anon, half file, used again after each chunk of "
                      "0.6 of RAM of the cold stream, 8 rounds: hot set and "
                      "chunk exceed RAM)\n",
+    "uneven": "## 11. Uneven pressure (the hot/cold workload, 8 rounds, "
+              "beside repeated allocations only DMA32 and below may satisfy; "
+              "Normal and below on the movable topology)\n",
 }
 
 
@@ -1152,6 +1155,13 @@ def hotcold_section(rep, vmfig, bench, key="hotcold"):
         r = rvals(d, key, name)
         if r:
             rows.append((name, r, fig))
+    if key == "uneven":
+        for name, fig in (("hog_requests", Fig(NONE)),
+                          ("hog_pages_failed", Fig(LOWER)),
+                          ("hog_request_ms", Fig(LOWER, tcg=True))):
+            r = rvals(d, key, name)
+            if r:
+                rows.append((name, r, fig))
     # Survival of the hot anon pages by the zone they were in at their
     # last use (hot-cold.c, from the page frames).
     for w, name in sorted(d.results):
@@ -1283,7 +1293,8 @@ def main():
                         reread_section(rep, vmfig),
                         anon_section(rep, vmfig),
                         hotcold_section(rep, vmfig, bench),
-                        hotcold_section(rep, vmfig, bench, "hotcold-tight")):
+                        hotcold_section(rep, vmfig, bench, "hotcold-tight"),
+                        hotcold_section(rep, vmfig, bench, "uneven")):
         body += lines
         headline += rows
     md += summary_section(rep, headline) + body
