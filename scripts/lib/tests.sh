@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# The guest tests' header lines: each test's, and the index of tests, sets
-# and topologies made from them.
+# The tests there are: each guest test's header line and the index of
+# guest tests, sets and topologies made from them; the list of host tests.
 # Sourced by scripts/lib.sh (which sets TOP, BUILD, ...), never on its own.
 
 # A test (tests/*.sh, tests/*.c) says how it runs in a "nodelru:" header
@@ -67,4 +67,13 @@ test_index() {
 	# reader that stops early (test_index | head) must not make it fail
 	# with SIGPIPE under pipefail.
 	[ -z "$rows" ] || cat <<<"${rows%$'\n'}"
+}
+
+# The host tests (tests/host/NAME.sh), NAME a line, in the order of
+# tests/host/list, which make check-host and scripts/check.sh both run.
+host_tests() {
+	local list=$TOP/tests/host/list names
+	names=$(awk '{ sub(/#.*/, ""); for (i = 1; i <= NF; i++) print $i }' "$list") || names=''
+	[ -n "$names" ] || die "$list names no host test"
+	printf '%s\n' "$names"
 }
