@@ -98,20 +98,17 @@ check-static: pristine
 check-series: pristine
 	@$(S)/check-series.sh
 
+# The host tests of tests/host/list (host_tests), a recipe line each (the
+# line break after each is newline's), in its order: the first that fails
+# stops the rest.  scripts/check.sh runs the same list.
+define newline
+
+
+endef
 check-host: deps
-	@$(TOP)tests/host/settings.sh
-	@$(TOP)tests/host/configs.sh
-	@$(TOP)tests/host/broken-series.sh
-	@$(TOP)tests/host/check-series.sh
-	@$(TOP)tests/host/round-trip.sh
-	@$(TOP)tests/host/tree-isolation.sh
-	@$(TOP)tests/host/quilt.sh
-	@$(TOP)tests/host/bench-report.sh
-	@$(TOP)tests/host/bisect-merge.sh
-	@$(TOP)tests/host/abi-table.sh
-	@$(TOP)tests/host/matrix.sh
-	@$(TOP)tests/host/classify.sh
-	@$(TOP)tests/host/faults.sh
+	$(eval host_tests := $(shell bash -c '. "$$1/lib.sh" && host_tests' - "$(S)"))
+	$(if $(host_tests),,$(error no host tests to run (tests/host/list)))
+	$(foreach t,$(host_tests),@$(TOP)tests/host/$(t).sh$(newline))
 
 export: pristine
 	@$(S)/export.sh

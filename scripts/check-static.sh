@@ -7,7 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 cd "$TOP"
-mapfile -t files < <(ls scripts/*.sh tests/*.sh tests/lib/*.sh tests/host/*.sh .ci/run 2>/dev/null)
+mapfile -t files < <(ls scripts/*.sh scripts/lib/*.sh tests/*.sh tests/lib/*.sh tests/host/*.sh .ci/run 2>/dev/null)
 shellcheck -x "${files[@]}"
 shellcheck -s sh initramfs/init initramfs/runner
 msg shellcheck "$((${#files[@]} + 2)) scripts clean"

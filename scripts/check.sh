@@ -30,19 +30,13 @@ t0=$(date +%s)
 part pristine "$TOP/scripts/pristine.sh"
 part static "$TOP/scripts/check-static.sh"
 part pristine-verify "$TOP/scripts/pristine.sh" verify
-part settings "$TOP/tests/host/settings.sh"
-part configs "$TOP/tests/host/configs.sh"
-part broken-series "$TOP/tests/host/broken-series.sh"
-part check-series "$TOP/tests/host/check-series.sh"
-part round-trip "$TOP/tests/host/round-trip.sh"
-part tree-isolation "$TOP/tests/host/tree-isolation.sh"
-part quilt "$TOP/tests/host/quilt.sh"
-part bench-report "$TOP/tests/host/bench-report.sh"
-part bisect-merge "$TOP/tests/host/bisect-merge.sh"
-part abi-table "$TOP/tests/host/abi-table.sh"
-part matrix "$TOP/tests/host/matrix.sh"
-part classify "$TOP/tests/host/classify.sh"
-part faults "$TOP/tests/host/faults.sh"
+# The host tests, a part each, in the order of tests/host/list (make
+# check-host runs the same list).
+host=$(host_tests)
+mapfile -t host <<<"$host"
+for name in "${host[@]}"; do
+	part "$name" "$TOP/tests/host/$name.sh"
+done
 # The run list is emptied here too: a qemu-test that stops before it
 # empties the list itself must not leave the previous run's to be counted.
 : >"$BUILD/runs/qemu-test.list"

@@ -3,7 +3,8 @@
 #
 # Contents: Debian's static busybox, initramfs/init and runner, every test
 # under tests/ (shell tests copied, C tests linked statically) and
-# /tests/index, made from the "nodelru:" line in each test's header:
+# /tests/index, made from the "nodelru:" line in each test's header (read
+# by test_header, scripts/lib/tests.sh, as test_index reads it too):
 #   nodelru: sets=smoke,full timeout=SECONDS topo=all|uma,numa,... [oom=expected] [order=N] [disk=slow]
 # (index columns: name sets timeout topo oom disk; disk=slow makes
 # scripts/qemu-run.sh attach a write-throttled disk, see there).
@@ -36,13 +37,10 @@ for t in "$TOP"/tests/*.sh "$TOP"/tests/*.c; do
 	[ -e "$t" ] || continue
 	base=$(basename "$t")
 	name=${base%.*}
-	meta=$(grep -m1 -o 'nodelru: .*' "$t" | sed 's/ *\*\/$//') ||
+	test_header "$t" ||
 		die "$t has no 'nodelru: sets=... timeout=... topo=...' header line"
-	sets=$(sed -n 's/.*sets=\([^ ]*\).*/\1/p' <<<"$meta")
-	timeout=$(sed -n 's/.*timeout=\([0-9]*\).*/\1/p' <<<"$meta")
-	topo=$(sed -n 's/.*topo=\([^ ]*\).*/\1/p' <<<"$meta")
-	oom=$(sed -n 's/.*oom=\([^ ]*\).*/\1/p' <<<"$meta")
-	disk=$(sed -n 's/.*disk=\([^ ]*\).*/\1/p' <<<"$meta")
+	meta=$TEST_META sets=$TEST_SETS timeout=$TEST_TIMEOUT topo=$TEST_TOPO
+	oom=$TEST_OOM disk=$TEST_DISK order=$TEST_ORDER
 	if [ -z "$sets" ] || [ -z "$timeout" ] || [ -z "$topo" ]; then
 		die "$t: header line '$meta' lacks sets=, timeout= or topo="
 	fi
@@ -60,7 +58,6 @@ for t in "$TOP"/tests/*.sh "$TOP"/tests/*.c; do
 		fi
 		;;
 	esac
-	order=$(sed -n 's/.*order=\([0-9]*\).*/\1/p' <<<"$meta")
 	printf '%03d %s %s %s %s %s %s\n' "${order:-50}" "$name" "$sets" "$timeout" \
 		"$topo" "${oom:-no}" "${disk:--}" >>"$stagedir/tests/index.tmp"
 done

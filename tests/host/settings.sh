@@ -154,7 +154,7 @@ check "good: nothing written under BUILD" [ ! -e "$work/build" ]
 # The table of settings (scripts/settings.tsv, printed by make help) names
 # every variable a script reads with a default, and nothing else.
 table=$top/scripts/settings.tsv
-mapfile -t read_vars < <(grep -ohE '\$\{[A-Z][A-Z0-9_]*:-' "$top"/scripts/*.sh "$top/Makefile" |
+mapfile -t read_vars < <(grep -ohE '\$\{[A-Z][A-Z0-9_]*:-' "$top"/scripts/*.sh "$top"/scripts/lib/*.sh "$top/Makefile" |
 	sed 's/^\$[{]//; s/:-$//' | sort -u | grep -vx 'TOPO\|NODELRU_BASE_NOTED')
 undocumented=()
 for v in "${read_vars[@]}"; do
@@ -164,7 +164,7 @@ check "settings.tsv has every variable the scripts read (missing: ${undocumented
 	[ ${#undocumented[@]} -eq 0 ]
 stale=()
 while IFS=$'\t' read -r v _; do
-	grep -qw -- "$v" "$top"/scripts/*.sh "$top/Makefile" || stale+=("$v")
+	grep -qw -- "$v" "$top"/scripts/*.sh "$top"/scripts/lib/*.sh "$top/Makefile" || stale+=("$v")
 done < <(grep -v '^#' "$table")
 check "settings.tsv names no variable that nothing reads (stale: ${stale[*]:-none})" [ ${#stale[@]} -eq 0 ]
 # (the whole of make help read into a file first: grep -q stopping at
