@@ -124,7 +124,7 @@ check_settings() {
 			;;
 		ITER)
 			case $val in
-			*[!0-9]* | 0* | ????*) problems+=("ITER=$val: ITER is make bench's rounds of the kernels, a whole number above 0 (default 3, 1 with QUICK=1)") ;;
+			*[!0-9]* | 0* | ????*) problems+=("ITER=$val: ITER is make bench's rounds of the kernels, a whole number above 0 (default 5, 1 with QUICK=1)") ;;
 			esac
 			;;
 		*) die "check_settings: no check for '$v'" ;;
