@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Every step of the series: build (debug fragment), boot, run the smoke
 # set.  One row per step in build/bisect/summary.tsv, printed at the end:
-#   step  build  boot  tests(pass/fail/skip)  seconds  subject
+#   step  build  boot  tests(pass/fail/skip)  seconds  subject  reported only
+# The last column lists the expectations the tests only reported at that
+# step instead of asserting them (a test says so with a line
+# "nodelru-reported: WHAT", tests/lib/guest.sh's reported); "-" when every
+# expectation of every test was asserted.
 # Resumable: a step whose row was recorded for the same tree and tests is
 # not run again (failed steps are).  To keep the disk small, a step's
 # object directory is removed once its row is written, except for the
@@ -129,7 +133,7 @@ for ((i = 0; i < ${#todo[@]}; i++)); do
 	fi
 	t0=$(date +%s)
 	if [ "$build" = ok ]; then
-		pass=0 fail=0 skip=0 boot=ok
+		pass=0 fail=0 skip=0 boot=ok reported=
 		# The accelerator is picked (and said) once, at the first boot;
 		# when it cannot be had, each run reports it.
 		if [ -z "$accel" ]; then
@@ -150,6 +154,8 @@ for ((i = 0; i < ${#todo[@]}; i++)); do
 				{ grep -q '^FAIL .*/boot ' "$oc" && ! grep -q '^PASS ' "$oc"; }; then
 				boot=FAIL
 			fi
+			reported+=$(sed -n 's/^# nodelru-reported: \(.*\)/\1; /p' \
+				"$BUILD/runs/bisect-$n-$topo/results.ktap" 2>/dev/null | sort -u | tr -d '\n')
 			pass=$((pass + $(grep -c '^PASS ' "$oc" || true)))
 			fail=$((fail + $(grep -c '^FAIL ' "$oc" || true)))
 			skip=$((skip + $(grep -c '^SKIP ' "$oc" || true)))
@@ -159,7 +165,10 @@ for ((i = 0; i < ${#todo[@]}; i++)); do
 	fi
 	boot_secs=$(($(date +%s) - t0))
 	secs="$((build_secs + boot_secs)) ($build_secs+$boot_secs)"
-	printf '%s\n%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$n" "$build" "$boot" "$res" "$secs" "$subject" >"$row"
+	reported=${reported:-}
+	reported=${reported%; }
+	printf '%s\n%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$n" "$build" "$boot" "$res" "$secs" "$subject" \
+		"${reported:--}" >"$row"
 	case $build/$boot/$res in
 	ok/ok/*/0/*) ;;
 	*) failed=$((failed + 1)) ;;
@@ -170,7 +179,7 @@ for ((i = 0; i < ${#todo[@]}; i++)); do
 done
 
 {
-	printf 'step\tbuild\tboot\ttests(p/f/s)\tseconds(build+boot)\tsubject\n'
+	printf 'step\tbuild\tboot\ttests(p/f/s)\tseconds(build+boot)\tsubject\treported only\n'
 	for ((n = 0; n <= total; n++)); do
 		f=$out/step-$n.row
 		if [ ! -f "$f" ]; then

@@ -218,6 +218,7 @@ if ! applied mm-vmscan-move-LRU-lists-to-node.patch; then
 		fail "step $step, mode 1: expected per-zone LRU lists to hold nothing to skip, saw $skipped pages skipped"
 elif ! applied mm-convert-zone_reclaim-to-node_reclaim.patch; then
 	echo "step $step: per-zone reclaim on per-node lists, skips reported only"
+	reported "zone-reclaim: mode 1 skips ($skipped pages; per-zone reclaim on per-node lists)"
 elif [ "$lrugen" -eq 0 ]; then
 	[ "$skipped" -lt $((pages / 64)) ] ||
 		fail "step $step, mode 1: expected node_reclaim to skip under $((pages / 64)) pages (1/64 of the file), saw $skipped"

@@ -38,6 +38,10 @@ fail() {
 	exit 1
 }
 
+# reported WHAT: this step's expectation WHAT is printed, not asserted
+# (make bisect-check lists these per step in its table).
+reported() { echo "nodelru-reported: $*"; }
+
 inject() {
 	case ",${NODELRU_INJECT:-}," in
 	*",$1,"*)
