@@ -77,7 +77,7 @@ for round in 1 2 3; do
 				tot += fr[i]
 			}
 			for (i = 1; i <= nz; i++)
-				printf "zone-steal: round %d %s freed %d share %.4f\n", round, z[i], fr[i], tot > 0 ? fr[i] / tot : 0
+				printf "zone-steal: round %d %s freed %d share %.4f\n", round, z[i], fr[i], (tot > 0 ? fr[i] / tot : 0)
 			steal = va["pgsteal_kswapd"] - vb["pgsteal_kswapd"] + va["pgsteal_direct"] - vb["pgsteal_direct"]
 			pgfree = va["pgfree"] - vb["pgfree"]
 			printf "zone-steal: round %d total freed %d pgfree %d pgsteal %d\n", round, tot, pgfree, steal
