@@ -38,7 +38,7 @@ tests=${3:-smoke}
 tests=$(tr -s ' ,' ',' <<<"$tests" | sed 's/^,//; s/,$//')
 [ -n "$tests" ] || tests=smoke
 # Everything is checked before anything is built or written.
-TOPOS=$topo TESTS=$tests check_settings TOPOS TESTS ACCEL MEM SMP
+TOPOS=$topo TESTS=$tests check_settings TOPOS TESTS ACCEL MEM SMP KERNEL_ARGS
 mem=${MEM:-$DEFAULT_MEM}
 smp=${SMP:-$DEFAULT_SMP}
 topology_args "$topo" "$mem" "$smp" || die "$TOPO_ERROR"
@@ -127,6 +127,8 @@ append="console=ttyS0 panic=-1 oops=panic loglevel=6 nodelru.topo=$topo nodelru.
 [ -z "${INJECT:-}" ] || append="$append nodelru.inject=$INJECT"
 [ "${QUICK:-0}" != 1 ] || append="$append nodelru.quick=1"
 [ -z "${SHUFFLE:-}" ] || append="$append nodelru.shuffle=$SHUFFLE"
+# Extra kernel arguments for every boot (cgroup_disable=memory, ...).
+[ -z "${KERNEL_ARGS:-}" ] || append="$append $KERNEL_ARGS"
 # One socket per CPU, so that a NUMA node never splits a cache domain.
 qemu=(qemu-system-x86_64 -M q35 -accel "$accel" -m "${mem}M"
 	-smp "$smp,sockets=$smp,cores=1,threads=1"

@@ -18,7 +18,7 @@
 check_settings() {
 	local names=("$@") v val w n p problems=() words=() nosuch=() lines=() extras index=''
 	local mem=${MEM:-$DEFAULT_MEM} smp=${SMP:-$DEFAULT_SMP} size_ok=1
-	[ ${#names[@]} -gt 0 ] || names=(STEP STEPS FLAVOR TOPOS TESTS ACCEL MEM SMP MGLRU KERNELS OVERLAP JOBS QUICK BOOT CCACHE V KEEP_DISKS GUESTS ITER)
+	[ ${#names[@]} -gt 0 ] || names=(STEP STEPS FLAVOR TOPOS TESTS ACCEL MEM SMP MGLRU KERNELS OVERLAP JOBS QUICK BOOT CCACHE V KEEP_DISKS GUESTS ITER KERNEL_ARGS)
 	for v in "${names[@]}"; do
 		val=${!v:-}
 		[ -n "$val" ] || continue
@@ -126,6 +126,16 @@ check_settings() {
 			case $val in
 			*[!0-9]* | 0* | ????*) problems+=("ITER=$val: ITER is make bench's rounds of the kernels, a whole number above 0 (default 5, 1 with QUICK=1)") ;;
 			esac
+			;;
+		KERNEL_ARGS)
+			for w in $val; do
+				case $w in
+				nodelru.* | console=* | panic=* | oops=*)
+					problems+=("KERNEL_ARGS=$val: '$w' is set by the harness itself (scripts/qemu-run.sh)") ;;
+				*[!A-Za-z0-9_.,=:/+-]*)
+					problems+=("KERNEL_ARGS=$val: '$w' is not a plain kernel argument (letters, digits and _ . , = : / + - only)") ;;
+				esac
+			done
 			;;
 		*) die "check_settings: no check for '$v'" ;;
 		esac

@@ -113,6 +113,9 @@ bad "bench ITER=0" 'ITER=0: ITER is make bench.s rounds of the kernels, a whole 
 bad "qemu-test GUESTS=two" 'GUESTS=two: GUESTS is the number of guests booted at once, 1 to 99, or auto' env GUESTS=two "$qt"
 bad "qemu-test KEEP_DISKS=yes" 'KEEP_DISKS=yes: KEEP_DISKS is 1 or 0' env KEEP_DISKS=yes "$qt"
 bad "qemu-test CCACHE=no" 'CCACHE=no: CCACHE is 1 or 0' env CCACHE=no "$qt"
+bad "qemu-test KERNEL_ARGS=nodelru.tests=x" "KERNEL_ARGS=nodelru.tests=x: 'nodelru.tests=x' is set by the harness itself" \
+	env KERNEL_ARGS=nodelru.tests=x "$qt"
+bad "qemu-test KERNEL_ARGS with a quote" "is not a plain kernel argument" env "KERNEL_ARGS=a=\"b" "$qt"
 bad "mglru-check BOOT=yes" 'BOOT=yes: BOOT is 1 or 0' env BOOT=yes "$top/scripts/mglru-check.sh"
 bad "make settings V=2" 'V=2: V is 1 or 0' "$realmake" -s -f "$top/Makefile" settings V=2
 
