@@ -5,16 +5,16 @@
 # Debian's stress-ng (from the tools disk) as a second, independent load
 # generator: two vm workers that keep their memory and verify every pass
 # (--vm-keep --vm-populate --verify --vm-method zero-one: fill with zeroes
-# and check, fill with ones and check; MemTotal between them, populated at
-# once, so with the kernel's and the other stressors' memory swap is
-# needed), an mmap worker on a file of the scratch disk with msync, and an
-# hdd worker writing and verifying files there, for 150 s.  stress-ng
-# divides --vm-bytes among the vm workers (its stress-vm.c: vm_bytes /=
-# num_instances, whatever the manual says).  Under TCG two workers of 5/8
-# of RAM each with the default method (all of them in turn, the first
-# ones several passes each) did no bogo op in 150 s (seen at step 0:
-# populating through swap took the time), so nothing was verified: hence
-# one cheap verifying method and RAM in all.
+# and check, fill with ones and check), an mmap worker on a file of the
+# scratch disk with msync, and an hdd worker writing and verifying files
+# there, for 150 s.  mlock-hog first holds all but 1 GiB of MemFree
+# (mlocked huge pages, never swapped), and the vm workers share 5/4 of
+# what is then free, so they must be swapped while staying small enough
+# to complete passes under TCG: at the full size (5/4 of MemTotal, then
+# MemTotal between them) they did no bogo op in 150 s, since populating
+# through swap took the time, so nothing was verified.  stress-ng divides
+# --vm-bytes among the vm workers (its stress-vm.c: vm_bytes /=
+# num_instances, whatever the manual says).
 # stress-ng checks its own data; this test checks its verdict and that
 # reclaim really ran.
 # Pass: stress-ng exits 0 and reports a successful run with no failed or
@@ -33,13 +33,16 @@ set -eu -o pipefail
 
 command -v stress-ng >/dev/null || fail "expected stress-ng on the tools disk (/opt/tools/bin), it is missing"
 grep -q ' /mnt/scratch ' /proc/mounts || fail "expected the scratch disk on /mnt/scratch, it is not mounted"
-total_kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
-vm_kb=$total_kb
+trap hog_release EXIT
+hog_hold 1024
+echo "mlock-hog: $hog_said"
+free_kb=$(awk '$1 == "MemFree:" { print $2 }' /proc/meminfo)
+vm_kb=$((free_kb * 5 / 4))
 extra=
 if inject stress-fail; then
 	extra="--vm-method no-such-method"
 fi
-echo "stress-ng: 2 vm workers sharing ${vm_kb} KiB (MemTotal ${total_kb} KiB), mmap + hdd on /mnt/scratch, 150 s"
+echo "stress-ng: 2 vm workers sharing ${vm_kb} KiB (5/4 of MemFree, ${free_kb} KiB), mmap + hdd on /mnt/scratch, 150 s"
 out=/mnt/scratch/stress-mix.log
 pswp0=$(vm pswpout)
 rc=0
