@@ -8,20 +8,23 @@
 # and check, fill with ones and check), an mmap worker on a file of the
 # scratch disk with msync, and an hdd worker writing and verifying files
 # there, for 150 s.  mlock-hog first holds all but 1 GiB of MemFree
-# (mlocked huge pages, never swapped), and the vm workers share 5/4 of
-# what is then free, so they must be swapped while staying small enough
-# to complete passes under TCG: at the full size (5/4 of MemTotal, then
-# MemTotal between them) they did no bogo op in 150 s, since populating
-# through swap took the time, so nothing was verified.  stress-ng divides
-# --vm-bytes among the vm workers (its stress-vm.c: vm_bytes /=
-# num_instances, whatever the manual says).
+# (mlocked huge pages, never swapped), and the vm workers share 3/4 of
+# what is then free, so that with the other workers' page cache reclaim
+# runs all the time.  They are not made to swap: under TCG swap I/O is
+# too slow for a worker whose buffer is in swap to finish a pass in
+# minutes (seen at step 0: with 5/4 of MemTotal, MemTotal, or 5/4 of a
+# 1 GiB remainder between them, 1.3 to 2.9 GB swapped out and not one
+# pass done, so --verify checked nothing).  Data that went through swap is
+# verified by anon-swap, churn, stutter and pressure-smoke; swap-outs here
+# are printed.  stress-ng divides --vm-bytes among the vm workers (its
+# stress-vm.c: vm_bytes /= num_instances, whatever the manual says).
 # stress-ng checks its own data; this test checks its verdict and that
 # reclaim really ran.
 # Pass: stress-ng exits 0 and reports a successful run with no failed or
 # untrustworthy stressor, every stressor did at least one bogo op (for the
 # vm workers one op is one zero-one pass over the whole buffer, checked
-# with --verify: with 0 ops nothing was verified), and pswpout moved (the
-# vm workers were swapped).
+# with --verify: with 0 ops nothing was verified), and reclaim ran during
+# the run (pgscan_kswapd + pgscan_direct moved).
 # The runner checks the books after the test (tests/lib/books.sh).
 # Fault: INJECT=stress-fail adds a stressor option stress-ng rejects, so
 # the exit status check must fail (stress-ng's own verification of data
@@ -37,14 +40,15 @@ trap hog_release EXIT
 hog_hold 1024
 echo "mlock-hog: $hog_said"
 free_kb=$(awk '$1 == "MemFree:" { print $2 }' /proc/meminfo)
-vm_kb=$((free_kb * 5 / 4))
+vm_kb=$((free_kb * 3 / 4))
 extra=
 if inject stress-fail; then
 	extra="--vm-method no-such-method"
 fi
-echo "stress-ng: 2 vm workers sharing ${vm_kb} KiB (5/4 of MemFree, ${free_kb} KiB), mmap + hdd on /mnt/scratch, 150 s"
+echo "stress-ng: 2 vm workers sharing ${vm_kb} KiB (3/4 of MemFree, ${free_kb} KiB), mmap + hdd on /mnt/scratch, 150 s"
 out=/mnt/scratch/stress-mix.log
 pswp0=$(vm pswpout)
+scan0=$(vm_sum pgscan_kswapd pgscan_direct)
 rc=0
 # shellcheck disable=SC2086 # $extra is empty or two words
 (cd /mnt/scratch && stress-ng --vm 2 --vm-bytes "${vm_kb}K" --vm-keep --vm-populate --verify --vm-method zero-one \
@@ -67,13 +71,14 @@ ops_vm=$(ops vm) ops_mmap=$(ops mmap) ops_hdd=$(ops hdd)
 rm -f "$out"
 pswp1=$(vm pswpout)
 pswp=$((pswp1 - pswp0))
+scan=$(($(vm_sum pgscan_kswapd pgscan_direct) - scan0))
 [ "$rc" -eq 0 ] || fail "expected stress-ng to exit 0, it exited $rc"
 [ "$done_ok" = 1 ] || fail "expected stress-ng to report 'successful run completed', it did not (output above)"
 [ -z "$bad" ] || fail "expected no failed or untrustworthy stressor, stress-ng said: $bad"
-echo "bogo ops: vm ${ops_vm:-none} mmap ${ops_mmap:-none} hdd ${ops_hdd:-none}; pswpout +$pswp"
+echo "bogo ops: vm ${ops_vm:-none} mmap ${ops_mmap:-none} hdd ${ops_hdd:-none}; pgscan +$scan, pswpout +$pswp"
 for st in vm mmap hdd; do
 	eval "n=\${ops_$st:-}"
 	[ -n "$n" ] || fail "expected a --metrics-brief line for the $st stressor, saw none (output above)"
 	[ "$n" -gt 0 ] || fail "expected the $st stressor to complete at least one bogo op (for vm: one verified pass), saw $n"
 done
-[ "$pswp" -gt 0 ] || fail "expected the vm workers to be swapped out (pswpout > 0), saw +$pswp"
+[ "$scan" -gt 0 ] || fail "expected reclaim during the run (pgscan_kswapd + pgscan_direct > 0), saw +$scan"
