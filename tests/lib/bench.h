@@ -105,42 +105,6 @@ static inline size_t bench_resident(void *map, size_t npages,
 #define PM_SWAP_BIT	(1ULL << 62)
 #define PM_PRESENT_BIT	(1ULL << 63)
 
-/*
- * Of the NPAGES anon pages at ADDR: how many are present, how many are
- * swapped out (their page table entry is a swap entry), by
- * /proc/self/pagemap.  A page that is neither was never touched or was
- * lost; the caller decides.
- */
-static inline void bench_pagemap(void *addr, size_t npages, size_t *present,
-				 size_t *swapped)
-{
-	static uint64_t ent[4096];
-	size_t page = sysconf(_SC_PAGESIZE), done = 0, n, i;
-	off_t off = (uintptr_t)addr / page * sizeof(uint64_t);
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-
-	if (fd < 0)
-		test_fail("cannot open /proc/self/pagemap: %s", strerror(errno));
-	*present = 0;
-	*swapped = 0;
-	while (done < npages) {
-		n = npages - done < 4096 ? npages - done : 4096;
-		if (pread(fd, ent, n * sizeof(uint64_t),
-			  off + done * sizeof(uint64_t)) !=
-		    (ssize_t)(n * sizeof(uint64_t)))
-			test_fail("short read of /proc/self/pagemap: %s",
-				  strerror(errno));
-		for (i = 0; i < n; i++) {
-			if (ent[i] & PM_PRESENT_BIT)
-				(*present)++;
-			else if (ent[i] & PM_SWAP_BIT)
-				(*swapped)++;
-		}
-		done += n;
-	}
-	close(fd);
-}
-
 /* The populated zones of /proc/zoneinfo: "nodeN/ZONE", first pfn, pages. */
 #define BENCH_MAX_ZONES	16
 struct bench_zones {
@@ -191,13 +155,17 @@ static inline int bench_zone_of(const struct bench_zones *z,
 }
 
 /*
- * The zone of each of the NPAGES anon pages at ADDR that is present, into
- * ZONE_OF (-1: not present), by the page frame of /proc/self/pagemap
- * (root: the frame numbers are zero otherwise).
+ * Of the NPAGES anon pages at ADDR, by /proc/self/pagemap: how many are
+ * present and how many swapped out (their page table entry is a swap
+ * entry), into PRESENT and SWAPPED; and, when ZONES is given, the zone of
+ * each present page's frame into ZONE_OF (-1: not present; root only: the
+ * frame numbers read as zero otherwise).  A page that is neither present
+ * nor swapped was never touched or was lost; the caller decides.
  */
-static inline void bench_page_zones(void *addr, size_t npages,
-				    const struct bench_zones *z,
-				    signed char *zone_of)
+static inline void bench_pagemap_zones(void *addr, size_t npages,
+				       size_t *present, size_t *swapped,
+				       const struct bench_zones *zones,
+				       signed char *zone_of)
 {
 	static uint64_t ent[4096];
 	size_t page = sysconf(_SC_PAGESIZE), done = 0, n, i;
@@ -206,6 +174,8 @@ static inline void bench_page_zones(void *addr, size_t npages,
 
 	if (fd < 0)
 		test_fail("cannot open /proc/self/pagemap: %s", strerror(errno));
+	*present = 0;
+	*swapped = 0;
 	while (done < npages) {
 		n = npages - done < 4096 ? npages - done : 4096;
 		if (pread(fd, ent, n * sizeof(uint64_t),
@@ -213,12 +183,25 @@ static inline void bench_page_zones(void *addr, size_t npages,
 		    (ssize_t)(n * sizeof(uint64_t)))
 			test_fail("short read of /proc/self/pagemap: %s",
 				  strerror(errno));
-		for (i = 0; i < n; i++)
-			zone_of[done + i] = ent[i] & PM_PRESENT_BIT ?
-				bench_zone_of(z, ent[i] & ((1ULL << 55) - 1)) : -1;
+		for (i = 0; i < n; i++) {
+			if (ent[i] & PM_PRESENT_BIT)
+				(*present)++;
+			else if (ent[i] & PM_SWAP_BIT)
+				(*swapped)++;
+			if (zones)
+				zone_of[done + i] = ent[i] & PM_PRESENT_BIT ?
+					bench_zone_of(zones,
+						      ent[i] & ((1ULL << 55) - 1)) : -1;
+		}
 		done += n;
 	}
 	close(fd);
+}
+
+static inline void bench_pagemap(void *addr, size_t npages, size_t *present,
+				 size_t *swapped)
+{
+	bench_pagemap_zones(addr, npages, present, swapped, NULL, NULL);
 }
 
 /* An anon region of SIZE bytes in base pages (no THP), or a failed test. */

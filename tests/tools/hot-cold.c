@@ -204,7 +204,8 @@ int main(int argc, char **argv)
 	touch_file(&h);
 	touch_anon(&h);
 	touch_file(&h);
-	bench_page_zones(h.anon, h.anon_pages, &zones, zone_of);
+	bench_pagemap_zones(h.anon, h.anon_pages, &present, &swapped, &zones,
+			    zone_of);
 
 	bench_vm_read(&before);
 	t0 = elapsed();
@@ -212,12 +213,12 @@ int main(int argc, char **argv)
 		stream_cold(cold, h.buf, per_round);
 		fmiss = h.file_pages - bench_resident(h.map, h.file_pages,
 						      h.all);
-		bench_pagemap(h.anon, h.anon_pages, &present, &swapped);
+		bench_pagemap_zones(h.anon, h.anon_pages, &present, &swapped,
+				    &zones, now);
 		if (present + swapped != h.anon_pages)
 			test_fail("round %zu: expected each of %zu hot anon pages resident or in swap, saw %zu resident and %zu in swap",
 				  r, h.anon_pages, present, swapped);
 		/* Of the pages each zone held at their last use: still there? */
-		bench_page_zones(h.anon, h.anon_pages, &zones, now);
 		memset(rkept, 0, sizeof(rkept));
 		memset(rlost, 0, sizeof(rlost));
 		for (pg = 0; pg < h.anon_pages; pg++) {
@@ -244,7 +245,8 @@ int main(int argc, char **argv)
 			worst = s;
 		majflt += touch_anon(&h);
 		reread += touch_file(&h);
-		bench_page_zones(h.anon, h.anon_pages, &zones, zone_of);
+		bench_pagemap_zones(h.anon, h.anon_pages, &present, &swapped,
+				    &zones, zone_of);
 		printf("bench-round: %s %zu %zu %zu %zu %zu\n", name, r, fmiss,
 		       h.file_pages, swapped, h.anon_pages);
 	}
